@@ -1,0 +1,100 @@
+/** Options of a `RetryBudget`. */
+export interface RetryBudgetOptions {
+  /**
+   * Retries that may be spent in a burst, with no successes at all: the bucket's size, and its content at start.
+   * @default 20
+   */
+  reserve?: number | undefined;
+  /**
+   * Retries earned by each success: a sustained retry rate of at most `ratio` x the successful requests.
+   * @default 0.1
+   */
+  ratio?: number | undefined;
+}
+
+/** Counters of a budget, for logs and tests. Tokens are in retries (1 token = one retry). */
+export interface RetryBudgetSnapshot {
+  readonly tokens: number;
+  readonly capacity: number;
+  readonly acquired: number;
+  readonly refused: number;
+  readonly successes: number;
+}
+
+// Tokens are kept as integers of 1/SCALE retry, so that adding 0.1 ten thousand times is exact and the
+// accounting can be checked to the unit (no floating-point drift, never a negative balance).
+const SCALE = 1000;
+
+/**
+ * A token bucket that caps retries at a fraction of successes (R6): each success adds `ratio` tokens, each retry
+ * takes one, up to `reserve` tokens. Under total failure only `reserve` retries are ever made (load ~1x); with
+ * a few random failures the bucket stays full and every failure gets its retries. This is the SRE book's 10%
+ * per-client rule as a bucket (Marc Brooker's 0.1-per-success variant; gRPC's throttling is the same shape).
+ * Share one instance between clients to give them one budget.
+ */
+export class RetryBudget {
+  readonly #capacity: number;
+  readonly #credit: number;
+  #tokens: number;
+  #acquired = 0;
+  #refused = 0;
+  #successes = 0;
+
+  constructor(options: RetryBudgetOptions = {}) {
+    const reserve = options.reserve ?? 20;
+    const ratio = options.ratio ?? 0.1;
+    if (typeof reserve !== 'number' || !Number.isInteger(reserve) || reserve < 0 || reserve > 1e9) {
+      throw new RangeError(
+        `Expected \`budget.reserve\` to be an integer from 0 to 1e9, got ${String(reserve)}.`,
+      );
+    }
+    if (typeof ratio !== 'number' || !(ratio >= 0 && ratio <= 1)) {
+      throw new RangeError(`Expected \`budget.ratio\` to be a number from 0 to 1, got ${String(ratio)}.`);
+    }
+    this.#capacity = reserve * SCALE;
+    this.#credit = Math.round(ratio * SCALE);
+    this.#tokens = this.#capacity;
+  }
+
+  /** Takes one retry's worth of tokens; `false` (and nothing taken) when there is not enough. */
+  tryAcquire(): boolean {
+    if (this.#tokens < SCALE) {
+      this.#refused++;
+      return false;
+    }
+    this.#tokens -= SCALE;
+    this.#acquired++;
+    return true;
+  }
+
+  /** Records a request that the server answered without a retryable failure. */
+  recordSuccess(): void {
+    this.#successes++;
+    this.#tokens = Math.min(this.#capacity, this.#tokens + this.#credit);
+  }
+
+  /** Whole retries available now. */
+  get available(): number {
+    return Math.floor(this.#tokens / SCALE);
+  }
+
+  snapshot(): RetryBudgetSnapshot {
+    return {
+      tokens: this.#tokens / SCALE,
+      capacity: this.#capacity / SCALE,
+      acquired: this.#acquired,
+      refused: this.#refused,
+      successes: this.#successes,
+    };
+  }
+}
+
+/** Matches budgets from another copy of this package too (duck typing, not `instanceof`). */
+export function isRetryBudget(value: unknown): value is RetryBudget {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as RetryBudget).tryAcquire === 'function' &&
+    typeof (value as RetryBudget).recordSuccess === 'function'
+  );
+}

@@ -1,0 +1,58 @@
+import type { Jitter } from './options.js';
+
+/** The inputs of a computed delay. */
+export interface DelayOptions {
+  readonly baseDelay: number;
+  readonly maxDelay: number;
+  readonly factor: number;
+  readonly jitter: Jitter;
+}
+
+/** A draw from `random`, forced into [0, 1]; anything else counts as 1, the longest (safest) wait. */
+export function unit(random: () => number): number {
+  const r = random();
+  return r >= 0 && r <= 1 ? r : 1;
+}
+
+/** The un-jittered delay before retry `retry` (1-based): `min(maxDelay, baseDelay * factor ** (retry - 1))`. */
+export function exponentialDelay(retry: number, { baseDelay, maxDelay, factor }: DelayOptions): number {
+  // The cap comes first, so a huge exponent yields maxDelay, never Infinity or NaN.
+  return Math.min(maxDelay, baseDelay * factor ** (retry - 1));
+}
+
+/**
+ * The delay before retry `retry` (1-based), jittered (R3). `previous` is the delay this logical request waited
+ * before its previous retry; only decorrelated jitter uses it. The result is always in [0, maxDelay].
+ */
+export function computeDelay(
+  retry: number,
+  options: DelayOptions,
+  random: () => number,
+  previous: number | undefined = undefined,
+): number {
+  const v = exponentialDelay(retry, options);
+  switch (options.jitter) {
+    case 'none':
+      return v;
+    case 'equal':
+      return v / 2 + unit(random) * (v / 2);
+    case 'decorrelated': {
+      // AWS's "decorrelated jitter": uniform in [base, 3 x previous sleep], capped; starts from base.
+      const low = Math.min(options.baseDelay, options.maxDelay);
+      const high = Math.min(options.maxDelay, Math.max(low, (previous ?? low) * 3));
+      return low + unit(random) * (high - low);
+    }
+    default:
+      return unit(random) * v;
+  }
+}
+
+/**
+ * The wait for a server-requested delay (R4): the server's value is a floor, plus a small positive jitter so that
+ * clients told the same time do not return in lockstep. The jitter is 20% of the delay, at least 100 ms and at
+ * most 1 s, and never pushes the wait past `ceiling` (which is never below the server's own value).
+ */
+export function serverDelayWithJitter(serverDelay: number, ceiling: number, random: () => number): number {
+  const spread = Math.min(1000, Math.max(100, serverDelay * 0.2));
+  return Math.min(serverDelay + unit(random) * spread, Math.max(serverDelay, ceiling));
+}

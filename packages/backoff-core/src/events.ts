@@ -1,0 +1,46 @@
+import type { Outcome } from './outcome.js';
+import type { RetryReason } from './reasons.js';
+
+/** What `shouldRetry` is asked about: one finished attempt. */
+export interface ShouldRetryContext {
+  /** The attempt that just finished, 1-based. */
+  readonly attempt: number;
+  readonly method: string;
+  readonly url: string | undefined;
+  /** The response status, when the attempt got a response. */
+  readonly status: number | undefined;
+  /** The error, when the attempt failed without a response. */
+  readonly error: unknown;
+  readonly outcome: Outcome;
+  /** What the default rules would say, before `shouldRetry`. */
+  readonly retryable: boolean;
+}
+
+/** Passed to `onRetry` before every wait (R8). */
+export interface RetryEvent {
+  /** Which retry this wait leads to, 1-based (attempt `retry + 1` follows it). */
+  readonly retry: number;
+  /** The most retries this request may make (`retries`), for "attempt k of n" displays. */
+  readonly retries: number;
+  /** The wait about to start, in ms. */
+  readonly delay: number;
+  /** The server-requested delay the wait is based on, when there was one. */
+  readonly serverDelay: number | undefined;
+  readonly reason: RetryReason;
+  readonly method: string;
+  readonly url: string | undefined;
+  readonly status: number | undefined;
+  readonly error: unknown;
+}
+
+/** What a finished call carries (on its response or its error): attempts made and time spent waiting. */
+export interface BackoffResult {
+  /** Attempts sent, including the first. */
+  readonly attempts: number;
+  /** Total time spent in backoff waits, in ms. */
+  readonly totalDelay: number;
+  /** Why the last decision was made (why it stopped). */
+  readonly reason: string;
+  /** The server-requested delay on the last response, in ms, when it had one (e.g. one above maxRetryAfter). */
+  readonly serverDelay: number | undefined;
+}

@@ -1,0 +1,105 @@
+import { type Backoff, createBackoff } from './backoff.js';
+import type { BackoffOptions } from './options.js';
+import { classifyError, type Outcome } from './outcome.js';
+import { attachResult } from './result.js';
+
+/** The shape of `fetch`: what `withBackoff` takes and returns. */
+export type FetchLike = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
+
+/** fetch's init, plus the per-request override: options to lay over the wrapper's, or `false` for no retries. */
+export interface BackoffRequestInit extends RequestInit {
+  /** @default undefined (the wrapper's options) */
+  backoff?: BackoffOptions | false | undefined;
+}
+
+/** A fetch with retries; `backoff` is the policy it runs on (its options and budget). */
+export type FetchWithBackoff = ((
+  input: RequestInfo | URL,
+  init?: BackoffRequestInit,
+) => Promise<Response>) & {
+  readonly backoff: Backoff;
+};
+
+/**
+ * Bodies that fetch can send again as they are: strings, buffers, Blobs, FormData, URLSearchParams. A
+ * ReadableStream (or any async iterable) is consumed by the first attempt, so it is never re-sent.
+ */
+function replayable(body: RequestInit['body'] | undefined): boolean {
+  if (body === undefined || body === null || typeof body === 'string') return true;
+  if (typeof ReadableStream !== 'undefined' && body instanceof ReadableStream) return false;
+  return !(Symbol.asyncIterator in (body as object));
+}
+
+function urlOf(input: RequestInfo | URL): string {
+  if (typeof input === 'string') return input;
+  return input instanceof URL ? input.href : input.url;
+}
+
+/**
+ * Wraps a fetch function with retries. It resolves with the last `Response` (a final 503 is still a response, as
+ * fetch does) and rejects with the last attempt's own error (`TypeError`, the abort reason, ...); both carry the
+ * attempts and total wait, read with `getBackoffResult`. A `Request` passed with a body of its own is sent once:
+ * pass the body in `init` to have it replayed.
+ */
+export function withBackoff(fetchFn?: FetchLike, options?: BackoffOptions): FetchWithBackoff {
+  if (fetchFn !== undefined && typeof fetchFn !== 'function') {
+    throw new TypeError('Expected `fetch` to be a function.');
+  }
+  const policy = createBackoff(options);
+  // Looked up per call (not captured), so a fetch mocked after wrapping is still used.
+  const send: FetchLike = fetchFn ?? ((input, init) => globalThis.fetch(input, init));
+
+  const fetchWithBackoff = async (
+    input: RequestInfo | URL,
+    options?: BackoffRequestInit,
+  ): Promise<Response> => {
+    let init: RequestInit | undefined = options;
+    let call = policy;
+    if (options !== undefined && 'backoff' in options) {
+      const { backoff, ...rest } = options;
+      if (backoff === false) return send(input, rest);
+      init = rest;
+      call = policy.extend(backoff);
+    }
+    const request = typeof Request !== 'undefined' && input instanceof Request ? input : undefined;
+    const headers = init?.headers ?? request?.headers;
+    const state = call.start({
+      method: init?.method ?? request?.method,
+      url: urlOf(input),
+      headers: headers === undefined ? undefined : new Headers(headers),
+      replayable: init?.body === undefined ? !request?.body : replayable(init.body),
+    });
+    let attemptInit = init;
+    if (state.idempotencyKey !== undefined) {
+      // Only when the user opted in (R10): a new header can turn a simple CORS request into a preflighted one.
+      const withKey = new Headers(headers);
+      withKey.set(call.options.idempotencyKeyHeader, state.idempotencyKey);
+      attemptInit = { ...init, headers: withKey };
+    }
+    const signal = init?.signal ?? request?.signal;
+
+    for (;;) {
+      let response: Response | undefined;
+      let outcome: Outcome;
+      try {
+        response = await send(input, attemptInit);
+        outcome = { type: 'response', status: response.status, headers: response.headers };
+      } catch (error) {
+        outcome = { type: 'error', kind: signal?.aborted ? 'abort' : classifyError(error), error };
+      }
+      const decision = state.next(outcome);
+      if (!decision.retry) {
+        if (outcome.type === 'error') throw attachResult(outcome.error, state.result());
+        return attachResult(response as Response, state.result());
+      }
+      // Free the failed response's connection; its body is never read.
+      response?.body?.cancel().catch(() => {});
+      try {
+        await state.wait(decision, signal);
+      } catch (reason) {
+        throw attachResult(reason, state.result());
+      }
+    }
+  };
+  return Object.assign(fetchWithBackoff, { backoff: policy });
+}

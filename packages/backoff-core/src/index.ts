@@ -1,0 +1,28 @@
+export { type Backoff, createBackoff } from './backoff.js';
+export { isRetryBudget, RetryBudget, type RetryBudgetOptions, type RetryBudgetSnapshot } from './budget.js';
+export {
+  type Decision,
+  type RequestDescription,
+  type RetryDecision,
+  RetryState,
+  type StopDecision,
+} from './decision.js';
+export { computeDelay, type DelayOptions, exponentialDelay, serverDelayWithJitter } from './delay.js';
+export type { BackoffResult, RetryEvent, ShouldRetryContext } from './events.js';
+export { type BackoffRequestInit, type FetchLike, type FetchWithBackoff, withBackoff } from './fetch.js';
+export { type HeaderGetter, type HeadersLike, headerGetter } from './headers.js';
+export { parseHttpDate } from './http-date.js';
+export {
+  type BackoffOptions,
+  DEFAULT_METHODS,
+  DEFAULT_STATUS_CODES,
+  DEFAULTS,
+  type Jitter,
+  type ResolvedOptions,
+} from './options.js';
+export { classifyError, type ErrorKind, type Outcome } from './outcome.js';
+export type { RetryReason, StopReason } from './reasons.js';
+export { attachResult, getBackoffResult } from './result.js';
+export { parseRetryAfter } from './server-timing.js';
+export { abortReason, defaultTimers, sleep, type TimerProvider } from './sleep.js';
+export { MAX_TIMER_DELAY } from './validate.js';

@@ -1,0 +1,156 @@
+import type { RetryBudget, RetryBudgetOptions } from './budget.js';
+import type { RetryEvent, ShouldRetryContext } from './events.js';
+import type { TimerProvider } from './sleep.js';
+
+/** How a computed backoff delay is randomised. */
+export type Jitter = 'full' | 'equal' | 'decorrelated' | 'none';
+
+/** The options shared by `createBackoff`, `withBackoff` and every adapter. All are optional. */
+export interface BackoffOptions {
+  /**
+   * How many times a failed request may be retried (so at most `retries + 1` attempts).
+   * @default 3
+   */
+  retries?: number | undefined;
+  /**
+   * The delay before the first retry, in ms, before jitter.
+   * @default 1000
+   */
+  baseDelay?: number | undefined;
+  /**
+   * The cap on a computed delay, in ms. Applied before jitter, so jitter never exceeds it.
+   * @default 30000
+   */
+  maxDelay?: number | undefined;
+  /**
+   * Growth factor between retries: retry n waits up to `baseDelay * factor ** (n - 1)`.
+   * @default 2
+   */
+  factor?: number | undefined;
+  /**
+   * `'full'`: uniform in [0, v]. `'equal'`: v/2 plus uniform in [0, v/2]. `'decorrelated'`: uniform in
+   * [baseDelay, 3 x previous], capped. `'none'`: exactly v.
+   * @default 'full'
+   */
+  jitter?: Jitter | undefined;
+  /**
+   * Response statuses that are retried. 409 (with an Idempotency-Key) and 413 (with a server timing header)
+   * are handled by their own rules and need not be listed.
+   * @default [408, 429, 500, 502, 503, 504]
+   */
+  statusCodes?: readonly number[] | undefined;
+  /**
+   * Methods retried without an Idempotency-Key. Any other method (POST, PATCH, ...) is retried only when the
+   * request carries the `idempotencyKeyHeader`.
+   * @default ['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE', 'QUERY']
+   */
+  methods?: readonly string[] | undefined;
+  /**
+   * The header whose presence makes a non-idempotent request retryable (matched case-insensitively).
+   * @default 'Idempotency-Key'
+   */
+  idempotencyKeyHeader?: string | undefined;
+  /**
+   * `'auto'` adds a fresh key (a quoted UUID, as the IETF draft asks) to every request whose method is not in
+   * `methods` and that has no key yet; a function returns the key to use. The same key is sent on every attempt
+   * of one logical request. Off by default, because an added header can trigger a CORS preflight.
+   * @default false
+   */
+  idempotencyKey?: 'auto' | (() => string) | false | undefined;
+  /**
+   * The longest server-requested delay (Retry-After and friends) that is honoured, in ms. A longer one means
+   * no retry: the call ends at once and reports the server's delay.
+   * @default 60000
+   */
+  maxRetryAfter?: number | undefined;
+  /**
+   * A bound on the whole call, in ms from the first attempt: no wait is started that would end after it.
+   * @default undefined (no deadline)
+   */
+  deadline?: number | undefined;
+  /**
+   * Retry attempts that ended in the client's own per-attempt timeout.
+   * @default true
+   */
+  retryOnTimeout?: boolean | undefined;
+  /**
+   * The retry budget: a shared `RetryBudget`, options for a new one, or `false` for none. Each `createBackoff`
+   * (each adapter instance) gets its own budget unless one is passed in.
+   * @default a new RetryBudget({ reserve: 20, ratio: 0.1 })
+   */
+  budget?: RetryBudget | RetryBudgetOptions | false | undefined;
+  /**
+   * Overrides the verdict on one outcome: `true` retries it, `false` does not, `undefined` keeps the default
+   * rules. The method gate, body replayability, `retries`, `deadline`, `maxRetryAfter` and the budget still apply.
+   * @default undefined
+   */
+  shouldRetry?: ((context: ShouldRetryContext) => boolean | undefined) | undefined;
+  /**
+   * Called before every wait. If it throws, the call rejects with that error and no retry is made.
+   * @default undefined
+   */
+  onRetry?: ((event: RetryEvent) => void) | undefined;
+  /**
+   * The source of randomness for jitter and generated keys' fallback: returns a number in [0, 1).
+   * A value outside that range is treated as 1 (the longest wait).
+   * @default Math.random
+   */
+  random?: (() => number) | undefined;
+  /**
+   * The clock, in ms since the epoch. Used for the deadline and HTTP-date headers.
+   * @default Date.now
+   */
+  now?: (() => number) | undefined;
+  /**
+   * The timers used for waits (inject fake ones in tests).
+   * @default globalThis.setTimeout / clearTimeout
+   */
+  timers?: TimerProvider | undefined;
+}
+
+/** The options after defaults and validation: what the policy actually runs on. */
+export interface ResolvedOptions {
+  readonly retries: number;
+  readonly baseDelay: number;
+  readonly maxDelay: number;
+  readonly factor: number;
+  readonly jitter: Jitter;
+  readonly statusCodes: ReadonlySet<number>;
+  readonly methods: ReadonlySet<string>;
+  readonly idempotencyKeyHeader: string;
+  readonly idempotencyKey: 'auto' | (() => string) | false;
+  readonly maxRetryAfter: number;
+  readonly deadline: number | undefined;
+  readonly retryOnTimeout: boolean;
+  readonly shouldRetry: ((context: ShouldRetryContext) => boolean | undefined) | undefined;
+  readonly onRetry: ((event: RetryEvent) => void) | undefined;
+  readonly random: () => number;
+  readonly now: () => number;
+  readonly timers: TimerProvider;
+}
+
+/** The statuses retried by default (R1). */
+export const DEFAULT_STATUS_CODES: readonly number[] = [408, 429, 500, 502, 503, 504];
+
+/** Methods that are idempotent by RFC 9110 (plus QUERY), so retried without a key (R2). */
+export const DEFAULT_METHODS: readonly string[] = [
+  'GET',
+  'HEAD',
+  'OPTIONS',
+  'TRACE',
+  'PUT',
+  'DELETE',
+  'QUERY',
+];
+
+/** The defaults of every numeric and boolean option, in one place. */
+export const DEFAULTS = {
+  retries: 3,
+  baseDelay: 1000,
+  maxDelay: 30_000,
+  factor: 2,
+  jitter: 'full',
+  idempotencyKeyHeader: 'Idempotency-Key',
+  maxRetryAfter: 60_000,
+  retryOnTimeout: true,
+} as const;

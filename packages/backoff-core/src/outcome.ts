@@ -1,0 +1,69 @@
+import type { HeadersLike } from './headers.js';
+
+/** How an attempt failed without a response, in the core's terms. */
+export type ErrorKind = 'network' | 'timeout' | 'abort' | 'tls' | 'unknown';
+
+/** How one attempt ended: a response, or an error of some kind. */
+export type Outcome =
+  | { readonly type: 'response'; readonly status: number; readonly headers?: HeadersLike | undefined }
+  | { readonly type: 'error'; readonly kind: ErrorKind; readonly error: unknown };
+
+// Connection-level failures that a new attempt can fix. ENOTFOUND is left out on purpose: an unknown host
+// stays unknown; EAI_AGAIN is the resolver's "try again".
+const NETWORK_CODES: ReadonlySet<string> = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'EHOSTDOWN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'ERR_STREAM_PREMATURE_CLOSE',
+]);
+const TIMEOUT_CODES: ReadonlySet<string> = new Set([
+  'ETIMEDOUT',
+  'ESOCKETTIMEDOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
+// Codes that a new attempt cannot fix even though they come from the network layer.
+const PERMANENT_CODES: ReadonlySet<string> = new Set([
+  'ENOTFOUND',
+  'ERR_INVALID_URL',
+  'ERR_INVALID_PROTOCOL',
+]);
+const TLS_CODE = /^(?:ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH)/;
+// The messages browsers and undici give a fetch TypeError when the network failed.
+const FETCH_FAILED =
+  /^(?:Failed to fetch|fetch failed|Load failed|NetworkError when attempting to fetch resource\.?|Network request failed)$/;
+
+function field(value: unknown, key: string): unknown {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+}
+
+/**
+ * Classifies an error by its `code` and `name`, walking the `cause` chain (undici and axios's fetch adapter wrap
+ * the real socket error). Abort is left to the caller when it can tell (it knows the signal), but an error named
+ * AbortError is an abort. Anything not recognised is `'unknown'` and is never retried (it is often a bug).
+ */
+export function classifyError(error: unknown): ErrorKind {
+  let current = error;
+  for (let depth = 0; depth < 5 && current !== undefined && current !== null; depth++) {
+    const name = field(current, 'name');
+    if (name === 'AbortError') return 'abort';
+    const code = field(current, 'code');
+    if (typeof code === 'string') {
+      if (TLS_CODE.test(code)) return 'tls';
+      if (PERMANENT_CODES.has(code)) return 'unknown';
+      if (NETWORK_CODES.has(code)) return 'network';
+      if (TIMEOUT_CODES.has(code)) return 'timeout';
+    }
+    current = field(current, 'cause');
+  }
+  if (error instanceof TypeError && FETCH_FAILED.test(error.message)) return 'network';
+  return 'unknown';
+}

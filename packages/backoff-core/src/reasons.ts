@@ -1,0 +1,39 @@
+/** Why a retry is made. */
+export type RetryReason =
+  /** The status is in `statusCodes`. */
+  | 'status'
+  /** 409 on a request with an Idempotency-Key: the original is still in flight (the draft's advice). */
+  | 'idempotency-conflict'
+  /** 413 with a server timing header. */
+  | 'payload-too-large-with-timing'
+  /** The connection failed: reset, refused, broken pipe, DNS try-again, "Failed to fetch". */
+  | 'network-error'
+  /** The client's own per-attempt timeout fired (`retryOnTimeout`). */
+  | 'timeout'
+  /** `shouldRetry` returned true. */
+  | 'should-retry';
+
+/** Why no (further) retry is made. */
+export type StopReason =
+  /** The response is not a failure that is retried (2xx, 3xx, or a 4xx like 400/401/404). */
+  | 'not-retryable-status'
+  /** The error is not one that is retried: TLS/certificate, or an unknown error (often a bug). */
+  | 'not-retryable-error'
+  /** The request was aborted by its caller. Never retried. */
+  | 'aborted'
+  /** A per-attempt timeout, and `retryOnTimeout` is false. */
+  | 'timeout-not-retried'
+  /** `shouldRetry` returned false. */
+  | 'should-retry'
+  /** The method is not in `methods` and the request has no Idempotency-Key. */
+  | 'method-not-idempotent'
+  /** The request body is a one-shot stream that cannot be sent again. */
+  | 'body-not-replayable'
+  /** `retries` retries were already made. */
+  | 'retries-exhausted'
+  /** The server asked for a delay longer than `maxRetryAfter`. */
+  | 'retry-after-too-long'
+  /** The wait would end after `deadline`. */
+  | 'deadline'
+  /** The retry budget is empty: the server (or this client) is failing too much to retry. */
+  | 'budget-exhausted';

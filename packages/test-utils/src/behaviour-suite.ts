@@ -1,0 +1,294 @@
+import type { BackoffOptions, BackoffResult, RetryEvent } from 'backoff-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { API, ScriptedApi } from './scripted-api.js';
+import { VirtualClock } from './virtual-clock.js';
+
+/** One request, in the suite's neutral terms; each driver translates it to its client. */
+export interface SuiteRequest {
+  readonly method: string;
+  /** Path below the API's base URL, e.g. '/items'. */
+  readonly path: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Sent as a JSON body. */
+  readonly json?: unknown;
+  readonly signal?: AbortSignal;
+  /** The per-request override (`config.backoff` in axios, the ky request option, ...). */
+  readonly backoff?: BackoffOptions | false;
+}
+
+/** How a call ended, without throwing: what the caller got, and the backoff result attached to it. */
+export type Settled =
+  | { readonly ok: true; readonly status: number; readonly result: BackoffResult | undefined }
+  | {
+      readonly ok: false;
+      readonly error: unknown;
+      readonly status: number | undefined;
+      readonly result: BackoffResult | undefined;
+    };
+
+/** The kinds of final error a caller can see; the driver says which one an error is, by the client's own types. */
+export type ErrorKindSeen = 'http' | 'network' | 'abort' | 'timeout' | 'other';
+
+/** A client with backoff, wrapped for the suite. */
+export interface BackoffClientDriver {
+  /** Shown in test names, e.g. 'axios (fetch adapter)'. */
+  readonly name: string;
+  /** Whether a final non-2xx response rejects (axios, ky) rather than resolves (fetch). */
+  readonly rejectsOnHttpError: boolean;
+  /** A client with retries against `baseUrl`; `options` are the adapter's options, passed as they are. */
+  create(baseUrl: string, options: BackoffOptions): { send(request: SuiteRequest): Promise<Settled> };
+  /** Classifies a final error by the client's own error types (`instanceof` / the client's guards). */
+  errorKind(error: unknown): ErrorKindSeen;
+}
+
+/**
+ * The behaviour every client with backoff must show (R1-R10), against MSW-simulated servers with server-side
+ * counters. Waits run on a virtual clock and `random` is fixed at 0.5, so every delay is asserted exactly.
+ */
+export function describeBackoffClient(driver: BackoffClientDriver): void {
+  describe(`behaviour suite: ${driver.name}`, () => {
+    const api = new ScriptedApi();
+    let clock: VirtualClock;
+
+    beforeAll(() => api.listen());
+    afterEach(() => {
+      // No wait may outlive its call (R7): every timer the client set has fired or been cleared.
+      expect(clock.pendingCount).toBe(0);
+      api.reset();
+    });
+    afterAll(() => api.close());
+
+    const client = (options: BackoffOptions = {}) => {
+      clock = new VirtualClock();
+      return driver.create(API, { random: () => 0.5, timers: clock.timers, now: clock.now, ...options });
+    };
+    const expectHttpFailure = (settled: Settled, status: number) => {
+      if (driver.rejectsOnHttpError) {
+        expect(settled.ok).toBe(false);
+        if (!settled.ok) expect(driver.errorKind(settled.error)).toBe('http');
+      } else {
+        expect(settled.ok).toBe(true);
+      }
+      expect(settled.status).toBe(status);
+    };
+
+    it('R1/R3: 503, 503, 200 succeeds on the third attempt with full-jitter waits of 500 and 1000 ms', async () => {
+      const route = api.script('/items', [503, 503, 200]);
+      const settled = await client().send({ method: 'GET', path: '/items' });
+      expect(settled).toMatchObject({ ok: true, status: 200 });
+      expect(route.hits).toHaveLength(3);
+      expect(clock.waits).toEqual([500, 1000]);
+      expect(settled.result).toMatchObject({ attempts: 3, totalDelay: 1500 });
+    });
+
+    it('R3: equal and none jitter give their exact delays', async () => {
+      api.script('/items', [500, 502, 504, 200]);
+      await client({ jitter: 'equal' }).send({ method: 'GET', path: '/items' });
+      expect(clock.waits).toEqual([750, 1500, 3000]);
+      api.script('/other', [503, 503, 200]);
+      await client({ jitter: 'none', baseDelay: 100, factor: 3 }).send({ method: 'GET', path: '/other' });
+      expect(clock.waits).toEqual([100, 300]);
+    });
+
+    it('R4: 429 with Retry-After in seconds waits the server delay plus a small jitter, never less', async () => {
+      const route = api.script('/limited', [{ status: 429, headers: { 'Retry-After': '2' } }, 200]);
+      const settled = await client().send({ method: 'GET', path: '/limited' });
+      expect(settled).toMatchObject({ ok: true, status: 200 });
+      expect(route.hits).toHaveLength(2);
+      // 2000 ms floor + 0.5 x 400 ms (20% of the delay).
+      expect(clock.waits).toEqual([2200]);
+    });
+
+    it('R4: 429 with an HTTP-date Retry-After waits until that date', async () => {
+      const c = client();
+      const date = new Date(clock.now() + 3000).toUTCString();
+      const route = api.script('/limited', [{ status: 429, headers: { 'Retry-After': date } }, 200]);
+      const settled = await c.send({ method: 'GET', path: '/limited' });
+      expect(settled).toMatchObject({ ok: true, status: 200 });
+      expect(route.hits).toHaveLength(2);
+      expect(clock.waits).toEqual([3300]);
+    });
+
+    it('R4: a Retry-After above maxRetryAfter gives up at once and reports the server delay', async () => {
+      const route = api.script('/limited', [{ status: 429, headers: { 'Retry-After': '120' } }, 200]);
+      const settled = await client().send({ method: 'GET', path: '/limited' });
+      expectHttpFailure(settled, 429);
+      expect(route.hits).toHaveLength(1);
+      expect(clock.waits).toEqual([]);
+      expect(settled.result).toMatchObject({
+        attempts: 1,
+        reason: 'retry-after-too-long',
+        serverDelay: 120_000,
+      });
+    });
+
+    it('R4: a malformed Retry-After is ignored and the computed backoff is used', async () => {
+      api.script('/limited', [{ status: 503, headers: { 'Retry-After': '1.5' } }, 200]);
+      const settled = await client().send({ method: 'GET', path: '/limited' });
+      expect(settled).toMatchObject({ ok: true, status: 200 });
+      expect(clock.waits).toEqual([500]);
+    });
+
+    it.each([400, 401, 403, 404, 422, 501])('R1: %i is not retried', async (status) => {
+      const route = api.script('/items', [status, 200]);
+      const settled = await client().send({ method: 'GET', path: '/items' });
+      expectHttpFailure(settled, status);
+      expect(route.hits).toHaveLength(1);
+      expect(settled.result).toMatchObject({ attempts: 1, reason: 'not-retryable-status' });
+    });
+
+    it('R5: after `retries` retries the last failure is returned', async () => {
+      const route = api.script('/down', [503]);
+      const settled = await client({ retries: 2 }).send({ method: 'GET', path: '/down' });
+      expectHttpFailure(settled, 503);
+      expect(route.hits).toHaveLength(3);
+      expect(settled.result).toMatchObject({ attempts: 3, totalDelay: 1500, reason: 'retries-exhausted' });
+    });
+
+    it('R5: no wait is started that would end after the deadline', async () => {
+      const route = api.script('/down', [503]);
+      const settled = await client({ deadline: 1200 }).send({ method: 'GET', path: '/down' });
+      expectHttpFailure(settled, 503);
+      // 500 ms fits; the next 1000 ms would end at 1500 > 1200.
+      expect(route.hits).toHaveLength(2);
+      expect(clock.waits).toEqual([500]);
+      expect(settled.result?.reason).toBe('deadline');
+    });
+
+    it('R1: a network error on a GET is retried', async () => {
+      const route = api.script('/flaky', ['network-error', 200]);
+      const settled = await client().send({ method: 'GET', path: '/flaky' });
+      expect(settled).toMatchObject({ ok: true, status: 200 });
+      expect(route.hits).toHaveLength(2);
+    });
+
+    it('R2: a POST without an Idempotency-Key is never retried, on a 503 or a network error', async () => {
+      const route = api.script('/orders', [503, 200]);
+      const settled = await client().send({ method: 'POST', path: '/orders', json: { n: 1 } });
+      expectHttpFailure(settled, 503);
+      expect(route.hits).toHaveLength(1);
+      expect(settled.result?.reason).toBe('method-not-idempotent');
+
+      const broken = api.script('/broken', ['network-error', 200]);
+      const failed = await client().send({ method: 'POST', path: '/broken', json: { n: 1 } });
+      expect(failed.ok).toBe(false);
+      if (!failed.ok) expect(driver.errorKind(failed.error)).toBe('network');
+      expect(broken.hits).toHaveLength(1);
+    });
+
+    it('R2: a POST with an Idempotency-Key is retried with the same key and body', async () => {
+      const route = api.script('/orders', [503, 'network-error', 201]);
+      const settled = await client().send({
+        method: 'POST',
+        path: '/orders',
+        headers: { 'idempotency-key': '"k-1"' },
+        json: { n: 1 },
+      });
+      expect(settled).toMatchObject({ ok: true, status: 201 });
+      expect(route.hits.map((hit) => hit.headers.get('idempotency-key'))).toEqual([
+        '"k-1"',
+        '"k-1"',
+        '"k-1"',
+      ]);
+      expect(route.hits.map((hit) => hit.body)).toEqual(['{"n":1}', '{"n":1}', '{"n":1}']);
+    });
+
+    it("R2: idempotencyKey 'auto' sends one key per logical request, the same on every attempt", async () => {
+      const route = api.script('/orders', [503, 503, 201]);
+      const c = client({ idempotencyKey: 'auto' });
+      const settled = await c.send({ method: 'POST', path: '/orders', json: { n: 1 } });
+      expect(settled).toMatchObject({ ok: true, status: 201 });
+      const keys = route.hits.map((hit) => hit.headers.get('idempotency-key'));
+      expect(keys).toHaveLength(3);
+      expect(keys[0]).toMatch(/^"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"$/);
+      expect(new Set(keys).size).toBe(1);
+
+      const second = api.script('/orders2', [201]);
+      await c.send({ method: 'POST', path: '/orders2', json: { n: 2 } });
+      expect(second.hits[0]?.headers.get('idempotency-key')).not.toBe(keys[0]);
+    });
+
+    it('R1/R2: 409 is retried only when the request carries a key', async () => {
+      const keyed = api.script('/keyed', [409, 200]);
+      const ok = await client().send({
+        method: 'POST',
+        path: '/keyed',
+        headers: { 'Idempotency-Key': '"a"' },
+      });
+      expect(ok).toMatchObject({ ok: true, status: 200 });
+      expect(keyed.hits).toHaveLength(2);
+      const plain = api.script('/plain', [409, 200]);
+      const settled = await client().send({ method: 'PUT', path: '/plain' });
+      expectHttpFailure(settled, 409);
+      expect(plain.hits).toHaveLength(1);
+    });
+
+    it('R10: with default options nothing is added to the request', async () => {
+      const route = api.script('/items', [503, 200]);
+      await client({ idempotencyKey: 'auto' }).send({ method: 'GET', path: '/items' });
+      await client().send({ method: 'POST', path: '/items', json: {} });
+      for (const hit of route.hits) {
+        expect(hit.headers.has('idempotency-key')).toBe(false);
+        expect(hit.headers.has('x-retry-count')).toBe(false);
+      }
+    });
+
+    it('per request: `backoff: false` turns retries off, an options object overrides', async () => {
+      const off = api.script('/off', [503, 200]);
+      const settled = await client().send({ method: 'GET', path: '/off', backoff: false });
+      expectHttpFailure(settled, 503);
+      expect(off.hits).toHaveLength(1);
+
+      const once = api.script('/once', [503]);
+      await client().send({ method: 'GET', path: '/once', backoff: { retries: 1, jitter: 'none' } });
+      expect(once.hits).toHaveLength(2);
+      expect(clock.waits).toEqual([1000]);
+    });
+
+    it('R8: onRetry fires before every wait with the retry number, delay, reason and status', async () => {
+      api.script('/items', [503, { status: 429, headers: { 'retry-after': '1' } }, 200]);
+      const events: RetryEvent[] = [];
+      await client({ onRetry: (event) => events.push(event) }).send({ method: 'GET', path: '/items' });
+      expect(
+        events.map(({ retry, delay, reason, status, method }) => ({ retry, delay, reason, status, method })),
+      ).toEqual([
+        { retry: 1, delay: 500, reason: 'status', status: 503, method: 'GET' },
+        { retry: 2, delay: 1100, reason: 'status', status: 429, method: 'GET' },
+      ]);
+      expect(events[0]?.url).toContain('/items');
+    });
+
+    it('R7: an abort during a wait rejects at once with the abort error, with no further attempt', async () => {
+      const route = api.script('/slow', [503, 200]);
+      const c = client();
+      clock.auto = false;
+      const controller = new AbortController();
+      const pending = c.send({ method: 'GET', path: '/slow', signal: controller.signal });
+      expect(await clock.nextWait()).toBe(500);
+      controller.abort();
+      const settled = await pending;
+      expect(settled.ok).toBe(false);
+      if (!settled.ok) expect(driver.errorKind(settled.error)).toBe('abort');
+      expect(route.hits).toHaveLength(1);
+      expect(clock.pendingCount).toBe(0);
+    });
+
+    it('R7: an already-aborted signal sends nothing', async () => {
+      const route = api.script('/items', [200]);
+      const settled = await client().send({ method: 'GET', path: '/items', signal: AbortSignal.abort() });
+      expect(settled.ok).toBe(false);
+      if (!settled.ok) expect(driver.errorKind(settled.error)).toBe('abort');
+      expect(route.hits).toHaveLength(0);
+    });
+
+    it('R6: under an always-503 server the budget stops retries after its reserve', async () => {
+      const route = api.script('/down', [503]);
+      const c = client({ budget: { reserve: 2, ratio: 0.1 } });
+      for (let i = 0; i < 5; i++) await c.send({ method: 'GET', path: '/down' });
+      // 5 requests + the 2 retries of the reserve, then every request fails once with the budget empty.
+      expect(route.hits).toHaveLength(7);
+      const last = await c.send({ method: 'GET', path: '/down' });
+      expect(last.result).toMatchObject({ attempts: 1, reason: 'budget-exhausted' });
+    });
+  });
+}

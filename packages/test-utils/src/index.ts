@@ -1,0 +1,9 @@
+export {
+  type BackoffClientDriver,
+  describeBackoffClient,
+  type ErrorKindSeen,
+  type Settled,
+  type SuiteRequest,
+} from './behaviour-suite.js';
+export { API, type Hit, type Route, ScriptedApi, type Step } from './scripted-api.js';
+export { VirtualClock } from './virtual-clock.js';

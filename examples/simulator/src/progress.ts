@@ -1,0 +1,31 @@
+/** Where progress goes: stderr, so stdout stays the clean report. */
+export interface ProgressSink {
+  readonly isTTY?: boolean | undefined;
+  write(text: string): unknown;
+}
+
+/**
+ * Progress of a long loop on stderr. On a terminal one line is redrawn in place (at most every 100 ms of wall
+ * time); elsewhere (CI logs, pipes) a line is printed at each quarter, so logs stay short.
+ */
+export function progress(
+  label: string,
+  sink: ProgressSink = process.stderr,
+): (done: number, total: number) => void {
+  let lastDraw = 0;
+  let lastQuarter = 0;
+  return (done, total) => {
+    if (sink.isTTY) {
+      const now = performance.now();
+      if (done < total && now - lastDraw < 100) return;
+      lastDraw = now;
+      sink.write(`\r${label}: ${done}/${total} runs${done === total ? '\n' : ''}`);
+      return;
+    }
+    const quarter = Math.floor((done / total) * 4);
+    if (quarter > lastQuarter) {
+      lastQuarter = quarter;
+      sink.write(`${label}: ${done}/${total} runs\n`);
+    }
+  };
+}

@@ -41,6 +41,13 @@ export class RetryBudget {
   #successes = 0;
 
   constructor(options: RetryBudgetOptions = {}) {
+    if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+      throw new TypeError('Expected `budget` to be a RetryBudget, RetryBudget options or false.');
+    }
+    for (const key of Object.keys(options)) {
+      if (key !== 'reserve' && key !== 'ratio')
+        throw new TypeError(`Unknown budget option \`budget.${key}\`.`);
+    }
     const reserve = options.reserve ?? 20;
     const ratio = options.ratio ?? 0.1;
     if (typeof reserve !== 'number' || !Number.isInteger(reserve) || reserve < 0 || reserve > 1e9) {

@@ -33,15 +33,13 @@ export interface RetryDecision {
 /** Stop: hand the caller this attempt's outcome. */
 export interface StopDecision {
   readonly retry: false;
-  readonly reason: StopReason | 'success';
+  readonly reason: StopReason;
   readonly serverDelay: number | undefined;
 }
 
 export type Decision = RetryDecision | StopDecision;
 
-type Verdict =
-  | { retryable: true; reason: RetryReason }
-  | { retryable: false; reason: StopDecision['reason'] };
+type Verdict = { retryable: true; reason: RetryReason } | { retryable: false; reason: StopReason };
 
 /**
  * The retry state of one logical request: call `next(outcome)` after each attempt, and `wait(decision)` before
@@ -76,7 +74,8 @@ export class RetryState {
     this.url = request.url;
     this.#replayable = request.replayable !== false;
     this.#idempotent = options.methods.has(this.method);
-    const existing = headerGetter(request.headers)(options.idempotencyKeyHeader);
+    // An empty value is no key: a server cannot deduplicate on it.
+    const existing = headerGetter(request.headers)(options.idempotencyKeyHeader)?.trim() || undefined;
     const setting = options.idempotencyKey;
     this.idempotencyKey =
       existing === undefined && !this.#idempotent && setting !== false

@@ -16,8 +16,10 @@ export function unit(random: () => number): number {
 
 /** The un-jittered delay before retry `retry` (1-based): `min(maxDelay, baseDelay * factor ** (retry - 1))`. */
 export function exponentialDelay(retry: number, { baseDelay, maxDelay, factor }: DelayOptions): number {
-  // The cap comes first, so a huge exponent yields maxDelay, never Infinity or NaN.
-  return Math.min(maxDelay, baseDelay * factor ** (retry - 1));
+  // The cap comes first, so a huge exponent yields maxDelay, never Infinity. A zero base times an exponent that
+  // overflowed to Infinity is NaN: a zero base stays zero.
+  const raw = baseDelay * factor ** (retry - 1);
+  return Math.min(maxDelay, Number.isNaN(raw) ? baseDelay : raw);
 }
 
 /**
@@ -35,12 +37,13 @@ export function computeDelay(
     case 'none':
       return v;
     case 'equal':
-      return v / 2 + unit(random) * (v / 2);
+      // min(): the float sum can round one ulp above v.
+      return Math.min(v, v / 2 + unit(random) * (v / 2));
     case 'decorrelated': {
       // AWS's "decorrelated jitter": uniform in [base, 3 x previous sleep], capped; starts from base.
       const low = Math.min(options.baseDelay, options.maxDelay);
       const high = Math.min(options.maxDelay, Math.max(low, (previous ?? low) * 3));
-      return low + unit(random) * (high - low);
+      return Math.min(high, low + unit(random) * (high - low));
     }
     default:
       return unit(random) * v;

@@ -1,5 +1,5 @@
 import type { Outcome } from './outcome.js';
-import type { RetryReason } from './reasons.js';
+import type { RetryReason, StopReason } from './reasons.js';
 
 /** What `shouldRetry` is asked about: one finished attempt. */
 export interface ShouldRetryContext {
@@ -39,8 +39,8 @@ export interface BackoffResult {
   readonly attempts: number;
   /** Total time spent in backoff waits, in ms. */
   readonly totalDelay: number;
-  /** Why the last decision was made (why it stopped). */
-  readonly reason: string;
+  /** The last decision's reason: why it stopped (or, after an abort during a wait, why it was retrying). */
+  readonly reason: StopReason | RetryReason;
   /** The server-requested delay on the last response, in ms, when it had one (e.g. one above maxRetryAfter). */
   readonly serverDelay: number | undefined;
 }

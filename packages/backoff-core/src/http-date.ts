@@ -34,8 +34,8 @@ function build(
 
 /**
  * Parses an HTTP-date into ms since the epoch, or `undefined` when it is not one of the three forms.
- * `now` decides the century of an RFC 850 two-digit year: a year more than 50 years in the future is
- * the most recent past year with those two digits.
+ * `now` decides the century of an RFC 850 two-digit year: a date more than 50 years after `now` is in
+ * the most recent past year with those two digits (RFC 9110 §5.6.7).
  */
 export function parseHttpDate(value: string, now: number): number | undefined {
   let match = IMF_FIXDATE.exec(value);
@@ -47,9 +47,20 @@ export function parseHttpDate(value: string, now: number): number | undefined {
   if (match) {
     const [, day, month, yy, h, m, s] = match as unknown as string[];
     const currentYear = new Date(now).getUTCFullYear();
-    let year = currentYear - (currentYear % 100) + Number(yy);
-    if (year > currentYear + 50) year -= 100;
-    return build(year, month as string, Number(day), Number(h), Number(m), Number(s));
+    const at = (y: number) => build(y, month as string, Number(day), Number(h), Number(m), Number(s));
+    // The timestamp is compared, not the year: 31 Dec of the year 50 years on is already more than 50 years away.
+    const limit = new Date(now);
+    limit.setUTCFullYear(currentYear + 50);
+    // The candidate in the next century covers late-century clocks: in 2099, "00" is 2100, not 2000.
+    const century = currentYear - (currentYear % 100);
+    // The century is picked on the raw timestamp (Date.UTC rolls 29 Feb over), then the date itself is validated.
+    const years = [century + 100, century, century - 100].map((c) => c + Number(yy));
+    const year = years.find(
+      (y) =>
+        Date.UTC(y, MONTHS.indexOf(month as string), Number(day), Number(h), Number(m), Number(s)) <=
+        limit.getTime(),
+    );
+    return year === undefined ? undefined : at(year);
   }
   match = ASCTIME.exec(value);
   if (match) {

@@ -15,7 +15,9 @@ export type RetryReason =
 
 /** Why no (further) retry is made. */
 export type StopReason =
-  /** The response is not a failure that is retried (2xx, 3xx, or a 4xx like 400/401/404). */
+  /** A response below 400: nothing to retry. */
+  | 'success'
+  /** A 4xx or 5xx status that is not retried (400, 401, 404, 501, ...). */
   | 'not-retryable-status'
   /** The error is not one that is retried: TLS/certificate, or an unknown error (often a bug). */
   | 'not-retryable-error'

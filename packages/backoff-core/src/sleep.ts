@@ -26,14 +26,16 @@ export function sleep(
 ): Promise<void> {
   if (signal?.aborted) return Promise.reject(abortReason(signal));
   return new Promise<void>((resolve, reject) => {
+    let handle: unknown;
     const onAbort = () => {
       timers.clearTimeout(handle);
       reject(abortReason(signal as AbortSignal));
     };
-    const handle = timers.setTimeout(() => {
+    // The listener goes first: a provider that calls back synchronously must still find it to remove.
+    signal?.addEventListener('abort', onAbort, { once: true });
+    handle = timers.setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
       resolve();
     }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
   });
 }

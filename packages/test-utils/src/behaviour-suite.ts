@@ -162,6 +162,45 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       expect(route.hits).toHaveLength(2);
     });
 
+    it('R5/R8: a network failure on every attempt ends with the last one, carrying attempts and total wait', async () => {
+      const route = api.script('/gone', ['network-error']);
+      const settled = await client({ retries: 2 }).send({ method: 'GET', path: '/gone' });
+      expect(settled.ok).toBe(false);
+      if (!settled.ok) expect(driver.errorKind(settled.error)).toBe('network');
+      expect(route.hits).toHaveLength(3);
+      expect(settled.result).toMatchObject({ attempts: 3, totalDelay: 1500, reason: 'retries-exhausted' });
+    });
+
+    it('R2: PUT and DELETE are retried without a key; PATCH is not', async () => {
+      const put = api.script('/put', [503, 200]);
+      expect(await client().send({ method: 'PUT', path: '/put', json: { n: 1 } })).toMatchObject({
+        ok: true,
+      });
+      expect(put.hits.map((hit) => hit.method)).toEqual(['PUT', 'PUT']);
+      const del = api.script('/delete', [503, 204]);
+      expect(await client().send({ method: 'DELETE', path: '/delete' })).toMatchObject({
+        ok: true,
+        status: 204,
+      });
+      expect(del.hits).toHaveLength(2);
+      const patch = api.script('/patch', [503, 200]);
+      const settled = await client().send({ method: 'PATCH', path: '/patch', json: { n: 1 } });
+      expectHttpFailure(settled, 503);
+      expect(patch.hits).toHaveLength(1);
+      expect(settled.result?.reason).toBe('method-not-idempotent');
+    });
+
+    it('R1: 413 is retried only with a server timing header', async () => {
+      const timed = api.script('/big', [{ status: 413, headers: { 'Retry-After': '1' } }, 200]);
+      expect(await client().send({ method: 'PUT', path: '/big', json: {} })).toMatchObject({ ok: true });
+      expect(timed.hits).toHaveLength(2);
+      expect(clock.waits).toEqual([1100]);
+      const plain = api.script('/too-big', [413, 200]);
+      const settled = await client().send({ method: 'PUT', path: '/too-big', json: {} });
+      expectHttpFailure(settled, 413);
+      expect(plain.hits).toHaveLength(1);
+    });
+
     it('R2: a POST without an Idempotency-Key is never retried, on a 503 or a network error', async () => {
       const route = api.script('/orders', [503, 200]);
       const settled = await client().send({ method: 'POST', path: '/orders', json: { n: 1 } });

@@ -1,0 +1,833 @@
+import { VirtualClock } from '@backoff/test-utils';
+import {
+  type BackoffOptions,
+  createBackoff,
+  type Decision,
+  type ErrorKind,
+  type Jitter,
+  type Outcome,
+  type RequestDescription,
+  RetryBudget,
+  type RetryEvent,
+  type ShouldRetryContext,
+} from 'backoff-core';
+import fc from 'fast-check';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+
+const NOW = Date.UTC(2026, 11, 2, 12, 0, 0);
+const URL_ = 'https://api.test/items';
+const UUID_V4_QUOTED = /^"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"$/;
+
+// random 0.5 and no budget unless a test says otherwise: every delay below is exact.
+const policy = (options: BackoffOptions = {}) =>
+  createBackoff({ random: () => 0.5, now: () => NOW, budget: false, ...options });
+const response = (status: number, headers?: Record<string, string>): Outcome =>
+  headers === undefined ? { type: 'response', status } : { type: 'response', status, headers };
+const failure = (kind: ErrorKind, error: unknown = new Error(kind)): Outcome => ({
+  type: 'error',
+  kind,
+  error,
+});
+const first = (outcome: Outcome, request: RequestDescription = {}, options: BackoffOptions = {}): Decision =>
+  policy(options)
+    .start({ url: URL_, ...request })
+    .next(outcome);
+const retry = (delay: number, reason: string, serverDelay?: number, retryNumber = 1) => ({
+  retry: true,
+  retryNumber,
+  delay,
+  reason,
+  serverDelay,
+});
+const stop = (reason: string, serverDelay?: number) => ({ retry: false, reason, serverDelay });
+
+type Row = [
+  label: string,
+  outcome: Outcome,
+  request: RequestDescription,
+  options: BackoffOptions,
+  expected: object,
+];
+
+describe('R1 decision table: statuses', () => {
+  const key = { headers: { 'Idempotency-Key': '"k-1"' } };
+  it.each<Row>([
+    ...[408, 429, 500, 502, 503, 504].map((s): Row => [`${s}`, response(s), {}, {}, retry(500, 'status')]),
+    ...[200, 201, 204, 301, 304].map((s): Row => [`${s}`, response(s), {}, {}, stop('success')]),
+    ...[400, 401, 403, 404, 405, 410, 422, 501, 505, 599].map(
+      (s): Row => [`${s}`, response(s), {}, {}, stop('not-retryable-status')],
+    ),
+    ['409 on a PUT without a key', response(409), { method: 'PUT' }, {}, stop('not-retryable-status')],
+    [
+      '409 on a PUT with a key',
+      response(409),
+      { method: 'PUT', ...key },
+      {},
+      retry(500, 'idempotency-conflict'),
+    ],
+    [
+      '409 on a POST with a key',
+      response(409),
+      { method: 'POST', ...key },
+      {},
+      retry(500, 'idempotency-conflict'),
+    ],
+    [
+      "409 on a POST with idempotencyKey 'auto'",
+      response(409),
+      { method: 'POST' },
+      { idempotencyKey: 'auto' },
+      retry(500, 'idempotency-conflict'),
+    ],
+    [
+      '409 with a key and an empty statusCodes list (its own rule)',
+      response(409),
+      key,
+      { statusCodes: [] },
+      retry(500, 'idempotency-conflict'),
+    ],
+    ['413 without server timing', response(413), {}, {}, stop('not-retryable-status')],
+    [
+      '413 with Retry-After: 1',
+      response(413, { 'retry-after': '1' }),
+      {},
+      {},
+      retry(1100, 'payload-too-large-with-timing', 1000),
+    ],
+    [
+      '413 with a RateLimit t=2',
+      response(413, { ratelimit: '"default";r=0;t=2' }),
+      {},
+      {},
+      retry(2200, 'payload-too-large-with-timing', 2000),
+    ],
+    [
+      '413 with a malformed Retry-After',
+      response(413, { 'retry-after': '1.5' }),
+      {},
+      {},
+      stop('not-retryable-status'),
+    ],
+    [
+      '413 with a Retry-After above maxRetryAfter',
+      response(413, { 'retry-after': '120' }),
+      {},
+      {},
+      stop('retry-after-too-long', 120_000),
+    ],
+    ['429 with Retry-After: 2', response(429, { 'retry-after': '2' }), {}, {}, retry(2200, 'status', 2000)],
+    ['503 with Retry-After: 0', response(503, { 'retry-after': '0' }), {}, {}, retry(50, 'status', 0)],
+    [
+      '503 with a malformed Retry-After',
+      response(503, { 'retry-after': 'soon' }),
+      {},
+      {},
+      retry(500, 'status'),
+    ],
+    [
+      '404 with Retry-After: the server delay is still reported',
+      response(404, { 'retry-after': '5' }),
+      {},
+      {},
+      stop('not-retryable-status', 5000),
+    ],
+    [
+      '200 with Retry-After: not read below 400',
+      response(200, { 'retry-after': '5' }),
+      {},
+      {},
+      stop('success'),
+    ],
+    ['418 with statusCodes [418]', response(418), {}, { statusCodes: [418] }, retry(500, 'status')],
+    ['503 with statusCodes [418]', response(503), {}, { statusCodes: [418] }, stop('not-retryable-status')],
+  ])('%s', (_label, outcome, request, options, expected) => {
+    expect(first(outcome, request, options)).toStrictEqual(expected);
+  });
+});
+
+describe('R1 decision table: error kinds', () => {
+  it.each<Row>([
+    ['network', failure('network'), {}, {}, retry(500, 'network-error')],
+    ['timeout (retryOnTimeout true)', failure('timeout'), {}, {}, retry(500, 'timeout')],
+    [
+      'timeout (retryOnTimeout false)',
+      failure('timeout'),
+      {},
+      { retryOnTimeout: false },
+      stop('timeout-not-retried'),
+    ],
+    ['abort', failure('abort'), {}, {}, stop('aborted')],
+    ['tls', failure('tls'), {}, {}, stop('not-retryable-error')],
+    ['unknown', failure('unknown'), {}, {}, stop('not-retryable-error')],
+  ])('%s', (_label, outcome, request, options, expected) => {
+    expect(first(outcome, request, options)).toStrictEqual(expected);
+  });
+});
+
+describe('R2 decision table: the method gate', () => {
+  it.each(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE', 'QUERY', 'get', 'put', undefined])(
+    '%s retries freely',
+    (method) => {
+      expect(first(response(503), { method })).toStrictEqual(retry(500, 'status'));
+    },
+  );
+
+  it.each(['POST', 'PATCH', 'PURGE', 'CONNECT', 'post'])('%s without a key is not retried', (method) => {
+    expect(first(response(503), { method })).toStrictEqual(stop('method-not-idempotent'));
+    expect(first(failure('network'), { method })).toStrictEqual(stop('method-not-idempotent'));
+  });
+
+  it.each<[string, RequestDescription['headers']]>([
+    ['Idempotency-Key', { 'Idempotency-Key': '"k"' }],
+    ['idempotency-key', { 'idempotency-key': '"k"' }],
+    ['IDEMPOTENCY-KEY', { 'IDEMPOTENCY-KEY': '"k"' }],
+    ['a Headers', new Headers({ 'Idempotency-Key': '"k"' })],
+    ['a getter', (name: string) => (name.toLowerCase() === 'idempotency-key' ? '"k"' : undefined)],
+  ])('POST and PATCH with the key as %s are retried', (_label, headers) => {
+    expect(first(response(503), { method: 'POST', headers })).toStrictEqual(retry(500, 'status'));
+    expect(first(failure('network'), { method: 'PATCH', headers })).toStrictEqual(
+      retry(500, 'network-error'),
+    );
+  });
+
+  it.each(['', '   '])('an empty key (%j) is no key: the POST is not retried', (value) => {
+    const headers = { 'Idempotency-Key': value };
+    expect(first(response(503), { method: 'POST', headers })).toStrictEqual(stop('method-not-idempotent'));
+  });
+
+  it('a custom idempotencyKeyHeader is the one looked for', () => {
+    const options = { idempotencyKeyHeader: 'X-Request-Key' };
+    expect(
+      first(response(503), { method: 'POST', headers: { 'x-request-key': 'k' } }, options),
+    ).toStrictEqual(retry(500, 'status'));
+    expect(
+      first(response(503), { method: 'POST', headers: { 'Idempotency-Key': 'k' } }, options),
+    ).toStrictEqual(stop('method-not-idempotent'));
+  });
+
+  it('a custom methods list replaces the default one', () => {
+    expect(first(response(503), { method: 'PUT' }, { methods: ['GET'] })).toStrictEqual(
+      stop('method-not-idempotent'),
+    );
+    expect(first(response(503), { method: 'POST' }, { methods: ['GET', 'post'] })).toStrictEqual(
+      retry(500, 'status'),
+    );
+  });
+
+  it('the outcome is judged before the gate: a POST 404 is a not-retryable status', () => {
+    expect(first(response(404), { method: 'POST' })).toStrictEqual(stop('not-retryable-status'));
+  });
+
+  it('the state holds the uppercased method and the url', () => {
+    const state = policy().start({ method: 'patch', url: URL_ });
+    expect(state.method).toBe('PATCH');
+    expect(state.url).toBe(URL_);
+    expect(policy().start().method).toBe('GET');
+  });
+});
+
+describe("R2 idempotencyKey: 'auto' and key functions", () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
+
+  it("'auto' gives a non-idempotent request a quoted UUID v4, and the request is retried", () => {
+    const state = policy({ idempotencyKey: 'auto' }).start({ method: 'POST' });
+    expect(state.idempotencyKey).toMatch(UUID_V4_QUOTED);
+    expect(state.next(response(503))).toStrictEqual(retry(500, 'status'));
+  });
+
+  it("'auto' gives every logical request its own key, once", () => {
+    const auto = policy({ idempotencyKey: 'auto' });
+    const a = auto.start({ method: 'POST' });
+    const b = auto.start({ method: 'POST' });
+    expect(a.idempotencyKey).not.toBe(b.idempotencyKey);
+    const key = a.idempotencyKey;
+    a.next(response(503));
+    expect(a.idempotencyKey).toBe(key);
+  });
+
+  it.each(['GET', 'PUT', 'DELETE', 'QUERY'])("'auto' adds nothing to %s (idempotent)", (method) => {
+    expect(policy({ idempotencyKey: 'auto' }).start({ method }).idempotencyKey).toBeUndefined();
+  });
+
+  it("'auto' adds nothing when the request already has a key (in any case), and it still retries", () => {
+    const state = policy({ idempotencyKey: 'auto' }).start({
+      method: 'POST',
+      headers: { 'IDEMPOTENCY-KEY': 'mine' },
+    });
+    expect(state.idempotencyKey).toBeUndefined();
+    expect(state.next(response(503))).toStrictEqual(retry(500, 'status'));
+  });
+
+  it("'auto' looks for the custom header", () => {
+    const auto = policy({ idempotencyKey: 'auto', idempotencyKeyHeader: 'X-Key' });
+    expect(auto.start({ method: 'POST', headers: { 'x-key': 'mine' } }).idempotencyKey).toBeUndefined();
+    expect(auto.start({ method: 'POST', headers: { 'Idempotency-Key': 'x' } }).idempotencyKey).toMatch(
+      UUID_V4_QUOTED,
+    );
+  });
+
+  it("'auto' builds a v4 UUID from getRandomValues where randomUUID is missing (insecure contexts)", () => {
+    vi.stubGlobal('crypto', { getRandomValues: (bytes: Uint8Array) => bytes.fill(0xff) });
+    expect(policy({ idempotencyKey: 'auto' }).start({ method: 'POST' }).idempotencyKey).toBe(
+      '"ffffffff-ffff-4fff-bfff-ffffffffffff"',
+    );
+  });
+
+  it('off by default: a POST gets no key', () => {
+    expect(policy().start({ method: 'POST' }).idempotencyKey).toBeUndefined();
+  });
+
+  it("a function's value is used as it is, called once per logical request that needs a key", () => {
+    const make = vi.fn(() => 'order-1');
+    const keyed = policy({ idempotencyKey: make });
+    const state = keyed.start({ method: 'POST' });
+    expect(state.idempotencyKey).toBe('order-1');
+    state.next(response(503));
+    state.next(response(503));
+    expect(make).toHaveBeenCalledTimes(1);
+    keyed.start({ method: 'GET' });
+    keyed.start({ method: 'POST', headers: { 'idempotency-key': 'x' } });
+    expect(make).toHaveBeenCalledTimes(1);
+  });
+
+  it.each<[string, unknown]>([
+    ['an empty string', ''],
+    ['a number', 42],
+    ['undefined', undefined],
+    ['a string with a line break', 'a\r\nb'],
+    ['a string with a NUL', 'a\0b'],
+  ])('a key function returning %s -> TypeError at start()', (_label, value) => {
+    const keyed = policy({ idempotencyKey: () => value as string });
+    expect(() => keyed.start({ method: 'POST' })).toThrow(TypeError);
+    expect(() => keyed.start({ method: 'POST' })).toThrow(/`idempotencyKey`/);
+  });
+});
+
+describe('R2 non-replayable bodies', () => {
+  it.each<Row>([
+    ['a 503 on a GET', response(503), { replayable: false }, {}, stop('body-not-replayable')],
+    [
+      'a network error on a PUT',
+      failure('network'),
+      { method: 'PUT', replayable: false },
+      {},
+      stop('body-not-replayable'),
+    ],
+    ['a 200', response(200), { replayable: false }, {}, stop('success')],
+    [
+      'a POST without a key: the method gate speaks first',
+      response(503),
+      { method: 'POST', replayable: false },
+      {},
+      stop('method-not-idempotent'),
+    ],
+    ['replayable: true', response(503), { replayable: true }, {}, retry(500, 'status')],
+  ])('%s', (_label, outcome, request, options, expected) => {
+    expect(first(outcome, request, options)).toStrictEqual(expected);
+  });
+});
+
+describe('R1/R5 shouldRetry: three states, no bypass of the limits', () => {
+  const says = (value: boolean | undefined) => ({ shouldRetry: () => value });
+
+  it.each<Row>([
+    ['true on a 404', response(404), {}, says(true), retry(500, 'should-retry')],
+    ['true on a tls error', failure('tls'), {}, says(true), retry(500, 'should-retry')],
+    ['true on a 200', response(200), {}, says(true), retry(500, 'should-retry')],
+    ['true on a 503 keeps the reason', response(503), {}, says(true), retry(500, 'status')],
+    ['false on a 503', response(503), {}, says(false), stop('should-retry')],
+    ['false on a network error', failure('network'), {}, says(false), stop('should-retry')],
+    ['false on a 404 keeps the reason', response(404), {}, says(false), stop('not-retryable-status')],
+    ['undefined on a 503: the default rules', response(503), {}, says(undefined), retry(500, 'status')],
+    [
+      'undefined on a 404: the default rules',
+      response(404),
+      {},
+      says(undefined),
+      stop('not-retryable-status'),
+    ],
+    [
+      'a non-boolean (1) counts as undefined',
+      response(404),
+      {},
+      { shouldRetry: () => 1 as unknown as boolean },
+      stop('not-retryable-status'),
+    ],
+    // It cannot bypass:
+    [
+      'true cannot bypass the method gate',
+      response(503),
+      { method: 'POST' },
+      says(true),
+      stop('method-not-idempotent'),
+    ],
+    [
+      'true cannot bypass a non-replayable body',
+      response(404),
+      { replayable: false },
+      says(true),
+      stop('body-not-replayable'),
+    ],
+    [
+      'true cannot bypass retries',
+      response(404),
+      {},
+      { ...says(true), retries: 0 },
+      stop('retries-exhausted'),
+    ],
+    [
+      'true cannot bypass the deadline',
+      response(404),
+      {},
+      { ...says(true), deadline: 100 },
+      stop('deadline'),
+    ],
+    [
+      'true cannot bypass maxRetryAfter',
+      response(404, { 'retry-after': '120' }),
+      {},
+      says(true),
+      stop('retry-after-too-long', 120_000),
+    ],
+    [
+      'true cannot bypass the budget',
+      response(404),
+      {},
+      { ...says(true), budget: { reserve: 0 } },
+      stop('budget-exhausted'),
+    ],
+  ])('%s', (_label, outcome, request, options, expected) => {
+    expect(first(outcome, request, options)).toStrictEqual(expected);
+  });
+
+  it('is asked with the attempt, the request and the default verdict', () => {
+    const shouldRetry = vi.fn((_context: ShouldRetryContext) => undefined);
+    const state = policy({ shouldRetry }).start({ method: 'PUT', url: URL_ });
+    const unavailable = response(503);
+    state.next(unavailable);
+    const error = new Error('tls');
+    const tls = failure('tls', error);
+    state.next(tls);
+    expect(shouldRetry.mock.calls.map(([context]) => context)).toStrictEqual([
+      {
+        attempt: 1,
+        method: 'PUT',
+        url: URL_,
+        status: 503,
+        error: undefined,
+        outcome: unavailable,
+        retryable: true,
+      },
+      { attempt: 2, method: 'PUT', url: URL_, status: undefined, error, outcome: tls, retryable: false },
+    ]);
+  });
+
+  it('is not asked about an abort', () => {
+    const shouldRetry = vi.fn(() => true);
+    expect(first(failure('abort'), {}, { shouldRetry })).toStrictEqual(stop('aborted'));
+    expect(shouldRetry).not.toHaveBeenCalled();
+  });
+});
+
+describe('R5 retries', () => {
+  it('allows exactly `retries` retries, with growing delays, then stops', () => {
+    const state = policy({ retries: 3 }).start();
+    expect(state.next(response(503))).toStrictEqual(retry(500, 'status', undefined, 1));
+    expect(state.next(response(503))).toStrictEqual(retry(1000, 'status', undefined, 2));
+    expect(state.next(response(503))).toStrictEqual(retry(2000, 'status', undefined, 3));
+    expect(state.next(response(503))).toStrictEqual(stop('retries-exhausted'));
+    expect(state.attempts).toBe(4);
+  });
+
+  it('retries 0 never retries', () => {
+    expect(first(response(503), {}, { retries: 0 })).toStrictEqual(stop('retries-exhausted'));
+  });
+
+  it('retries are counted before maxRetryAfter (and the server delay is still reported)', () => {
+    expect(first(response(429, { 'retry-after': '120' }), {}, { retries: 0 })).toStrictEqual(
+      stop('retries-exhausted', 120_000),
+    );
+  });
+
+  it('decorrelated jitter keeps its state per logical request', () => {
+    const decorrelated = policy({ jitter: 'decorrelated' });
+    const a = decorrelated.start();
+    expect(a.next(response(503))).toMatchObject({ delay: 2000 });
+    expect(a.next(response(503))).toMatchObject({ delay: 3500 });
+    expect(decorrelated.start().next(response(503))).toMatchObject({ delay: 2000 });
+    // A server-given wait becomes the previous delay.
+    const b = decorrelated.start();
+    expect(b.next(response(429, { 'retry-after': '10' }))).toMatchObject({ delay: 10_500 });
+    expect(b.next(response(503))).toMatchObject({ delay: 15_500 });
+  });
+});
+
+describe('R5 deadline: never start a wait that ends past it', () => {
+  const clocked = (options: BackoffOptions) => {
+    const clock = { t: NOW };
+    return { clock, state: policy({ ...options, now: () => clock.t }).start() };
+  };
+
+  it('stops when the next wait would end after the deadline', () => {
+    const { clock, state } = clocked({ deadline: 1200 });
+    expect(state.next(response(503))).toStrictEqual(retry(500, 'status'));
+    clock.t += 500;
+    // 500 ms spent + 1000 ms wait = 1500 > 1200.
+    expect(state.next(response(503))).toStrictEqual(stop('deadline'));
+  });
+
+  it('a wait that ends exactly at the deadline is allowed; 1 ms less is not', () => {
+    expect(first(response(503), {}, { deadline: 500 })).toStrictEqual(retry(500, 'status'));
+    expect(first(response(503), {}, { deadline: 499 })).toStrictEqual(stop('deadline'));
+    expect(first(response(503), {}, { deadline: 0 })).toStrictEqual(stop('deadline'));
+  });
+
+  it('counts the attempts themselves, from start()', () => {
+    const { clock, state } = clocked({ deadline: 1000 });
+    clock.t += 600;
+    expect(state.next(response(503))).toStrictEqual(stop('deadline'));
+  });
+
+  it("trims the server delay's jitter to the deadline, and gives up when the server delay itself is past it", () => {
+    expect(first(response(503, { 'retry-after': '1' }), {}, { deadline: 1050 })).toStrictEqual(
+      retry(1050, 'status', 1000),
+    );
+    expect(first(response(503, { 'retry-after': '1' }), {}, { deadline: 999 })).toStrictEqual(
+      stop('deadline', 1000),
+    );
+  });
+
+  const outcome = fc.oneof(
+    fc.constantFrom(408, 429, 500, 503, 504, 409, 413, 200, 404).map((status) => response(status)),
+    fc
+      .record({ status: fc.constantFrom(429, 503, 413), seconds: fc.integer({ min: 0, max: 90 }) })
+      .map(({ status, seconds }) => response(status, { 'retry-after': String(seconds) })),
+    fc.constantFrom<ErrorKind>('network', 'timeout').map((kind) => failure(kind)),
+  );
+
+  it('property: for any outcomes and clock, elapsed + delay <= deadline whenever it retries', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          deadline: fc.integer({ min: 0, max: 120_000 }),
+          retries: fc.integer({ min: 0, max: 10 }),
+          baseDelay: fc.integer({ min: 0, max: 5000 }),
+          jitter: fc.constantFrom<Jitter>('full', 'equal', 'decorrelated', 'none'),
+          r: fc.double({ min: 0, max: 1, maxExcluded: true }),
+        }),
+        fc.array(fc.record({ outcome, duration: fc.integer({ min: 0, max: 30_000 }) }), { maxLength: 12 }),
+        ({ deadline, retries, baseDelay, jitter, r }, attempts) => {
+          let t = NOW;
+          const state = createBackoff({
+            deadline,
+            retries,
+            baseDelay,
+            jitter,
+            budget: false,
+            random: () => r,
+            now: () => t,
+          }).start({ headers: { 'Idempotency-Key': 'k' } });
+          for (const attempt of attempts) {
+            t += attempt.duration;
+            const decision = state.next(attempt.outcome);
+            if (!decision.retry) break;
+            expect(t - NOW + decision.delay).toBeLessThanOrEqual(deadline);
+            t += decision.delay;
+          }
+        },
+      ),
+    );
+  });
+});
+
+describe('R4 maxRetryAfter and server delays in decisions', () => {
+  it.each<[string, Outcome, BackoffOptions, object]>([
+    [
+      'Retry-After 61 s > 60 s: give up, report it',
+      response(429, { 'retry-after': '61' }),
+      {},
+      stop('retry-after-too-long', 61_000),
+    ],
+    [
+      'Retry-After 60 s: honoured, jitter clamped to maxRetryAfter',
+      response(429, { 'retry-after': '60' }),
+      {},
+      retry(60_000, 'status', 60_000),
+    ],
+    [
+      'Retry-After 59 s: 59 s + 0.5 x 1 s',
+      response(429, { 'retry-after': '59' }),
+      {},
+      retry(59_500, 'status', 59_000),
+    ],
+    [
+      'maxRetryAfter 5000 and Retry-After 6',
+      response(503, { 'retry-after': '6' }),
+      { maxRetryAfter: 5000 },
+      stop('retry-after-too-long', 6000),
+    ],
+    [
+      'maxRetryAfter 0 and Retry-After 0',
+      response(503, { 'retry-after': '0' }),
+      { maxRetryAfter: 0 },
+      retry(0, 'status', 0),
+    ],
+    [
+      'an HTTP-date 2 minutes ahead',
+      response(503, { 'retry-after': 'Wed, 02 Dec 2026 12:02:00 GMT' }),
+      {},
+      stop('retry-after-too-long', 120_000),
+    ],
+    [
+      'a Retry-After of 400 digits',
+      response(503, { 'retry-after': '9'.repeat(400) }),
+      {},
+      stop('retry-after-too-long', Number.MAX_SAFE_INTEGER),
+    ],
+  ])('%s', (_label, outcome, options, expected) => {
+    expect(first(outcome, {}, options)).toStrictEqual(expected);
+  });
+
+  it('property: a honoured server delay is never shortened', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 60 }),
+        fc.double({ min: 0, max: 1, maxExcluded: true }),
+        (seconds, r) => {
+          const decision = policy({ random: () => r })
+            .start()
+            .next(response(429, { 'retry-after': String(seconds) }));
+          expect(decision.retry).toBe(true);
+          if (decision.retry) {
+            expect(decision.delay).toBeGreaterThanOrEqual(seconds * 1000);
+            expect(decision.delay).toBeLessThanOrEqual(Math.min(60_000, seconds * 1000 + 1000));
+          }
+        },
+      ),
+    );
+  });
+});
+
+describe('R6 the budget inside decisions', () => {
+  it('is spent only on a retry that is actually made', () => {
+    const budget = new RetryBudget({ reserve: 5 });
+    const p = policy({ budget, retries: 1 });
+    p.start({ method: 'POST' }).next(response(503)); // method gate
+    p.start({ replayable: false }).next(response(503)); // body
+    p.start().next(response(404)); // not retryable
+    const state = p.start();
+    state.next(response(503)); // retry: spends 1
+    state.next(response(503)); // retries exhausted
+    p.start({}).next(response(503, { 'retry-after': '120' })); // too long
+    expect(budget.snapshot()).toMatchObject({ acquired: 1, refused: 0 });
+  });
+
+  it('counts answered requests as successes: 2xx/3xx/4xx that are not retried, not 5xx or errors', () => {
+    const budget = new RetryBudget();
+    const p = policy({ budget });
+    for (const outcome of [response(200), response(304), response(404), response(409), response(501)]) {
+      p.start().next(outcome);
+    }
+    p.start().next(failure('tls'));
+    p.start().next(response(503));
+    expect(budget.snapshot().successes).toBe(4);
+  });
+
+  it('an empty budget stops with budget-exhausted and still reports the server delay', () => {
+    expect(first(response(429, { 'retry-after': '1' }), {}, { budget: { reserve: 0 } })).toStrictEqual(
+      stop('budget-exhausted', 1000),
+    );
+  });
+});
+
+describe('R8 result() and onRetry', () => {
+  it('result() before any attempt', () => {
+    expect(policy().start().result()).toStrictEqual({
+      attempts: 0,
+      totalDelay: 0,
+      reason: 'success',
+      serverDelay: undefined,
+    });
+  });
+
+  it('result() counts attempts and waits, and keeps the last reason and server delay', async () => {
+    const clock = new VirtualClock(NOW);
+    const state = policy({ timers: clock.timers, now: clock.now }).start();
+    for (const outcome of [
+      response(503),
+      response(429, { 'retry-after': '1' }),
+      response(404, { 'retry-after': '5' }),
+    ]) {
+      const decision = state.next(outcome);
+      if (decision.retry) await state.wait(decision);
+    }
+    expect(state.result()).toStrictEqual({
+      attempts: 3,
+      totalDelay: 1600,
+      reason: 'not-retryable-status',
+      serverDelay: 5000,
+    });
+  });
+
+  it('result() after a give-up on a long Retry-After', () => {
+    const state = policy().start();
+    state.next(response(503, { 'retry-after': '120' }));
+    expect(state.result()).toStrictEqual({
+      attempts: 1,
+      totalDelay: 0,
+      reason: 'retry-after-too-long',
+      serverDelay: 120_000,
+    });
+  });
+
+  it('onRetry fires before every wait with the full event', async () => {
+    const clock = new VirtualClock(NOW);
+    const events: Array<RetryEvent & { waitsSoFar: number }> = [];
+    const p = policy({
+      timers: clock.timers,
+      now: clock.now,
+      onRetry: (event) => events.push({ ...event, waitsSoFar: clock.waits.length }),
+    });
+    const state = p.start({ method: 'get', url: URL_ });
+    const error = new TypeError('fetch failed');
+    for (const outcome of [
+      response(503),
+      response(429, { 'retry-after': '1' }),
+      failure('network', error),
+      response(200),
+    ]) {
+      const decision = state.next(outcome);
+      if (decision.retry) await state.wait(decision);
+    }
+    const common = { retries: 3, method: 'GET', url: URL_ };
+    expect(events).toStrictEqual([
+      {
+        ...common,
+        retry: 1,
+        delay: 500,
+        serverDelay: undefined,
+        reason: 'status',
+        status: 503,
+        error: undefined,
+        waitsSoFar: 0,
+      },
+      {
+        ...common,
+        retry: 2,
+        delay: 1100,
+        serverDelay: 1000,
+        reason: 'status',
+        status: 429,
+        error: undefined,
+        waitsSoFar: 1,
+      },
+      {
+        ...common,
+        retry: 3,
+        delay: 2000,
+        serverDelay: undefined,
+        reason: 'network-error',
+        status: undefined,
+        error,
+        waitsSoFar: 2,
+      },
+    ]);
+    expect(clock.waits).toEqual([500, 1100, 2000]);
+    expect(state.result()).toStrictEqual({
+      attempts: 4,
+      totalDelay: 3600,
+      reason: 'success',
+      serverDelay: undefined,
+    });
+  });
+
+  it('a throwing onRetry rejects the wait with its error and no timer is set', async () => {
+    const clock = new VirtualClock(NOW);
+    const boom = new Error('onRetry failed');
+    const state = policy({
+      timers: clock.timers,
+      onRetry: () => {
+        throw boom;
+      },
+    }).start();
+    const decision = state.next(response(503));
+    if (!decision.retry) throw new Error('expected a retry');
+    await expect(state.wait(decision)).rejects.toBe(boom);
+    expect(clock.waits).toEqual([]);
+    expect(state.totalDelay).toBe(0);
+  });
+
+  it('an abort during the wait rejects with the reason, counts only the time waited, leaves no timer', async () => {
+    const clock = new VirtualClock(NOW);
+    clock.auto = false;
+    const state = policy({ timers: clock.timers, now: clock.now }).start();
+    const decision = state.next(response(503));
+    if (!decision.retry) throw new Error('expected a retry');
+    const controller = new AbortController();
+    const waiting = state.wait(decision, controller.signal);
+    clock.advance(200);
+    const reason = new Error('stop');
+    controller.abort(reason);
+    await expect(waiting).rejects.toBe(reason);
+    expect(state.totalDelay).toBe(200);
+    expect(clock.pendingCount).toBe(0);
+  });
+
+  it('an already-aborted signal rejects the wait without a timer', async () => {
+    const clock = new VirtualClock(NOW);
+    const state = policy({ timers: clock.timers, now: clock.now }).start();
+    const decision = state.next(response(503));
+    if (!decision.retry) throw new Error('expected a retry');
+    const signal = AbortSignal.abort();
+    await expect(state.wait(decision, signal)).rejects.toBe(signal.reason);
+    expect(clock.waits).toEqual([]);
+    expect(state.totalDelay).toBe(0);
+  });
+});
+
+describe('R6/R9 extend(): per-request overrides share the budget unless replaced', () => {
+  it('shares the budget: a retry in the override drains the base policy', () => {
+    const base = policy({ budget: { reserve: 1 } });
+    const override = base.extend({ retries: 5 });
+    expect(override.budget).toBe(base.budget);
+    expect(override.start().next(response(503))).toMatchObject({ retry: true });
+    expect(base.start().next(response(503))).toStrictEqual(stop('budget-exhausted'));
+  });
+
+  it('replaces it when asked: new options, an instance, or false', () => {
+    const base = policy({ budget: { reserve: 1 } });
+    const own = base.extend({ budget: { reserve: 5 } });
+    expect(own.budget).not.toBe(base.budget);
+    expect(own.budget?.snapshot().capacity).toBe(5);
+    const shared = new RetryBudget();
+    expect(base.extend({ budget: shared }).budget).toBe(shared);
+    const none = base.extend({ budget: false });
+    expect(none.budget).toBeUndefined();
+    base.start().next(response(503));
+    expect(none.start().next(response(503))).toMatchObject({ retry: true });
+  });
+
+  it('lays the overrides over the base options and leaves the base alone', () => {
+    const base = policy({ retries: 1, jitter: 'none' });
+    const override = base.extend({ baseDelay: 200 });
+    expect(override.options).toMatchObject({ retries: 1, jitter: 'none', baseDelay: 200 });
+    expect(base.options.baseDelay).toBe(1000);
+    expect(override.start().next(response(503))).toStrictEqual(retry(200, 'status'));
+  });
+
+  it('extend() without overrides is the same policy', () => {
+    const base = policy();
+    expect(base.extend()).toBe(base);
+    expect(base.extend(undefined)).toBe(base);
+  });
+
+  it('one RetryBudget can be shared by two policies', () => {
+    const budget = new RetryBudget({ reserve: 1 });
+    const a = createBackoff({ budget, random: () => 0.5 });
+    const b = createBackoff({ budget, random: () => 0.5 });
+    expect(a.start().next(response(503))).toMatchObject({ retry: true });
+    expect(b.start().next(response(503))).toMatchObject({ retry: false, reason: 'budget-exhausted' });
+  });
+});

@@ -1,0 +1,165 @@
+import { classifyError, type ErrorKind } from 'backoff-core';
+import { describe, expect, it } from 'vitest';
+
+const coded = (code: unknown, message = `connect ${String(code)}`) =>
+  Object.assign(new Error(message), { code });
+// What undici's fetch throws: TypeError('fetch failed') with the socket error as its cause.
+const fetchFailed = (cause: unknown) => new TypeError('fetch failed', { cause });
+
+describe('R1 classifyError: error codes', () => {
+  it.each<[string, ErrorKind]>([
+    ['ECONNRESET', 'network'],
+    ['ECONNREFUSED', 'network'],
+    ['EPIPE', 'network'],
+    ['EAI_AGAIN', 'network'],
+    ['EHOSTUNREACH', 'network'],
+    ['ENETUNREACH', 'network'],
+    ['ENETDOWN', 'network'],
+    ['EHOSTDOWN', 'network'],
+    ['UND_ERR_SOCKET', 'network'],
+    ['UND_ERR_CLOSED', 'network'],
+    ['ERR_STREAM_PREMATURE_CLOSE', 'network'],
+    ['ETIMEDOUT', 'timeout'],
+    ['ESOCKETTIMEDOUT', 'timeout'],
+    ['UND_ERR_CONNECT_TIMEOUT', 'timeout'],
+    ['UND_ERR_HEADERS_TIMEOUT', 'timeout'],
+    ['UND_ERR_BODY_TIMEOUT', 'timeout'],
+    // An unknown host stays unknown: a new attempt cannot fix it.
+    ['ENOTFOUND', 'unknown'],
+    ['ERR_INVALID_URL', 'unknown'],
+    ['ERR_INVALID_PROTOCOL', 'unknown'],
+    ['CERT_HAS_EXPIRED', 'tls'],
+    ['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'tls'],
+    ['UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'tls'],
+    ['DEPTH_ZERO_SELF_SIGNED_CERT', 'tls'],
+    ['SELF_SIGNED_CERT_IN_CHAIN', 'tls'],
+    ['ERR_TLS_CERT_ALTNAME_INVALID', 'tls'],
+    ['ERR_SSL_WRONG_VERSION_NUMBER', 'tls'],
+    ['HOSTNAME_MISMATCH', 'tls'],
+    ['ERR_SOMETHING_ELSE', 'unknown'],
+  ])('an error with code %s is %s', (code, kind) => {
+    expect(classifyError(coded(code))).toBe(kind);
+  });
+
+  it('reads the code of a plain object too', () => {
+    expect(classifyError({ code: 'ECONNRESET' })).toBe('network');
+  });
+
+  it('ignores a code that is not a string', () => {
+    expect(classifyError(coded(104))).toBe('unknown');
+  });
+});
+
+describe('R1 classifyError: cause chains', () => {
+  it.each<[string, unknown, ErrorKind]>([
+    [
+      "undici's TypeError('fetch failed') caused by UND_ERR_SOCKET",
+      fetchFailed(coded('UND_ERR_SOCKET')),
+      'network',
+    ],
+    [
+      "undici's TypeError('fetch failed') caused by ECONNREFUSED",
+      fetchFailed(coded('ECONNREFUSED')),
+      'network',
+    ],
+    [
+      "undici's TypeError('fetch failed') caused by an AggregateError with code ECONNREFUSED",
+      fetchFailed(Object.assign(new AggregateError([coded('ECONNREFUSED')], ''), { code: 'ECONNREFUSED' })),
+      'network',
+    ],
+    [
+      "undici's TypeError('fetch failed') caused by UND_ERR_CONNECT_TIMEOUT",
+      fetchFailed(coded('UND_ERR_CONNECT_TIMEOUT')),
+      'timeout',
+    ],
+    ["undici's TypeError('fetch failed') caused by ENOTFOUND", fetchFailed(coded('ENOTFOUND')), 'unknown'],
+    [
+      "undici's TypeError('fetch failed') caused by CERT_HAS_EXPIRED",
+      fetchFailed(coded('CERT_HAS_EXPIRED')),
+      'tls',
+    ],
+    [
+      "undici's TypeError('fetch failed') with a cause of no known code: still a failed fetch",
+      fetchFailed(new Error('other side closed')),
+      'network',
+    ],
+    [
+      'a code three levels down',
+      new Error('outer', { cause: new Error('middle', { cause: coded('ECONNRESET') }) }),
+      'network',
+    ],
+    [
+      'an AbortError as the cause',
+      new Error('wrapped', { cause: new DOMException('aborted', 'AbortError') }),
+      'abort',
+    ],
+    [
+      'the first recognised code wins (ENOTFOUND outside ECONNRESET)',
+      Object.assign(new Error('x', { cause: coded('ECONNRESET') }), { code: 'ENOTFOUND' }),
+      'unknown',
+    ],
+    [
+      'an unrecognised outer code does not hide a known cause',
+      Object.assign(new Error('x', { cause: coded('EPIPE') }), { code: 'ERR_BAD_RESPONSE' }),
+      'network',
+    ],
+  ])('%s', (_label, error, kind) => {
+    expect(classifyError(error)).toBe(kind);
+  });
+
+  it('stops on a circular cause chain', () => {
+    const error = new Error('loop') as Error & { cause?: unknown };
+    error.cause = error;
+    expect(classifyError(error)).toBe('unknown');
+  });
+
+  it('looks at most 5 levels deep', () => {
+    const wrapped = (levels: number) => {
+      let error: unknown = coded('ECONNRESET');
+      for (let i = 0; i < levels; i++) error = new Error(`level ${i}`, { cause: error });
+      return error;
+    };
+    expect(classifyError(wrapped(4))).toBe('network');
+    expect(classifyError(wrapped(5))).toBe('unknown');
+  });
+});
+
+describe('R1 classifyError: names and browser messages', () => {
+  it.each<[string, unknown, ErrorKind]>([
+    ['a DOMException AbortError', new DOMException('The operation was aborted.', 'AbortError'), 'abort'],
+    [
+      'any error named AbortError (another copy of a library)',
+      Object.assign(new Error('x'), { name: 'AbortError' }),
+      'abort',
+    ],
+    ['a plain object named AbortError', { name: 'AbortError' }, 'abort'],
+    ["Chrome's TypeError('Failed to fetch')", new TypeError('Failed to fetch'), 'network'],
+    ["Safari's TypeError('Load failed')", new TypeError('Load failed'), 'network'],
+    [
+      "Firefox's TypeError('NetworkError when attempting to fetch resource.')",
+      new TypeError('NetworkError when attempting to fetch resource.'),
+      'network',
+    ],
+    [
+      "React Native's TypeError('Network request failed')",
+      new TypeError('Network request failed'),
+      'network',
+    ],
+    ["undici's TypeError('fetch failed') without a cause", new TypeError('fetch failed'), 'network'],
+    ['the same message on a non-TypeError', new Error('Failed to fetch'), 'unknown'],
+    ['a TypeError with a longer message', new TypeError('Failed to fetch the config'), 'unknown'],
+    [
+      'a programming bug (TypeError)',
+      new TypeError("Cannot read properties of undefined (reading 'x')"),
+      'unknown',
+    ],
+    ['a programming bug (ReferenceError)', new ReferenceError('x is not defined'), 'unknown'],
+    ['an unknown Error', new Error('boom'), 'unknown'],
+    ['a thrown string', 'boom', 'unknown'],
+    ['a thrown number', 42, 'unknown'],
+    ['undefined', undefined, 'unknown'],
+    ['null', null, 'unknown'],
+  ])('%s is %s', (_label, error, kind) => {
+    expect(classifyError(error)).toBe(kind);
+  });
+});

@@ -1,0 +1,369 @@
+import { type HeadersLike, parseHttpDate, parseRetryAfter } from 'backoff-core';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+
+// Wed, 02 Dec 2026 12:00:00 GMT: the fixed "now" of every case (a whole second, so epoch seconds are exact).
+const NOW = Date.UTC(2026, 11, 2, 12, 0, 0);
+const NOW_S = NOW / 1000;
+const MAX = Number.MAX_SAFE_INTEGER;
+const until = (...utc: [number, number, number, number?, number?, number?]) => Date.UTC(...utc) - NOW;
+
+type Case = [label: string, headers: HeadersLike | undefined | null, expected: number | undefined];
+
+const retryAfterSeconds: Case[] = [
+  ['delay-seconds', { 'Retry-After': '120' }, 120_000],
+  ['0 means retry now, not "no retry"', { 'Retry-After': '0' }, 0],
+  ['leading zeros', { 'Retry-After': '007' }, 7000],
+  ['spaces around the value', { 'Retry-After': '  30  ' }, 30_000],
+  ['a tab before the value', { 'Retry-After': '\t5' }, 5000],
+  ['1.5 (not 1*DIGIT)', { 'Retry-After': '1.5' }, undefined],
+  ['-1', { 'Retry-After': '-1' }, undefined],
+  ['+5', { 'Retry-After': '+5' }, undefined],
+  ['1e3', { 'Retry-After': '1e3' }, undefined],
+  ['0x10', { 'Retry-After': '0x10' }, undefined],
+  ['5s', { 'Retry-After': '5s' }, undefined],
+  ['empty', { 'Retry-After': '' }, undefined],
+  ['only whitespace', { 'Retry-After': '   ' }, undefined],
+  ['a list "120, 30"', { 'Retry-After': '120, 30' }, undefined],
+  ['digits with a space inside', { 'Retry-After': '1 2' }, undefined],
+  [
+    'the largest exact value below MAX_SAFE_INTEGER',
+    { 'Retry-After': '9007199254740' },
+    9_007_199_254_740_000,
+  ],
+  ['one second more: clamped to MAX_SAFE_INTEGER', { 'Retry-After': '9007199254741' }, MAX],
+  ['300 digits: a huge finite number, not undefined', { 'Retry-After': `1${'0'.repeat(299)}` }, MAX],
+  ['400 digits (Number() is Infinity): still MAX_SAFE_INTEGER', { 'Retry-After': '9'.repeat(400) }, MAX],
+];
+
+const retryAfterDates: Case[] = [
+  ['IMF-fixdate', { 'Retry-After': 'Wed, 02 Dec 2026 12:00:30 GMT' }, 30_000],
+  ['RFC 850', { 'Retry-After': 'Wednesday, 02-Dec-26 12:00:30 GMT' }, 30_000],
+  ['asctime with the double-space day', { 'Retry-After': 'Wed Dec  2 12:00:30 2026' }, 30_000],
+  ['asctime with a two-digit day', { 'Retry-After': 'Thu Dec 10 00:00:00 2026' }, until(2026, 11, 10)],
+  [
+    'asctime with a single space before a one-digit day',
+    { 'Retry-After': 'Wed Dec 2 12:00:30 2026' },
+    undefined,
+  ],
+  [
+    'a leap second (:60) lands on the next second',
+    { 'Retry-After': 'Thu, 31 Dec 2026 23:59:60 GMT' },
+    until(2027, 0, 1),
+  ],
+  ['29 Feb of a leap year', { 'Retry-After': 'Tue, 29 Feb 2028 00:00:00 GMT' }, until(2028, 1, 29)],
+  ['exactly now', { 'Retry-After': 'Wed, 02 Dec 2026 12:00:00 GMT' }, 0],
+  ['one second in the past', { 'Retry-After': 'Wed, 02 Dec 2026 11:59:59 GMT' }, 0],
+  ['a past IMF-fixdate', { 'Retry-After': 'Sun, 06 Nov 1994 08:49:37 GMT' }, 0],
+  ['a past RFC 850 date', { 'Retry-After': 'Sunday, 06-Nov-94 08:49:37 GMT' }, 0],
+  ['a past asctime date', { 'Retry-After': 'Sun Nov  6 08:49:37 1994' }, 0],
+  [
+    '31 Feb (rolled over by Date.UTC, so malformed)',
+    { 'Retry-After': 'Wed, 31 Feb 2027 12:00:00 GMT' },
+    undefined,
+  ],
+  ['29 Feb of a common year', { 'Retry-After': 'Mon, 29 Feb 2027 12:00:00 GMT' }, undefined],
+  ['day 00', { 'Retry-After': 'Wed, 00 Dec 2026 12:00:00 GMT' }, undefined],
+  ['hour 24', { 'Retry-After': 'Wed, 02 Dec 2026 24:00:00 GMT' }, undefined],
+  ['minute 60', { 'Retry-After': 'Wed, 02 Dec 2026 12:60:00 GMT' }, undefined],
+  ['second 61', { 'Retry-After': 'Wed, 02 Dec 2026 12:00:61 GMT' }, undefined],
+  ['lowercase gmt', { 'Retry-After': 'Wed, 02 Dec 2026 12:00:30 gmt' }, undefined],
+  ['UTC instead of GMT', { 'Retry-After': 'Wed, 02 Dec 2026 12:00:30 UTC' }, undefined],
+  ['a numeric zone', { 'Retry-After': 'Wed, 02 Dec 2026 12:00:30 +0000' }, undefined],
+  ['ISO 8601', { 'Retry-After': '2026-12-02T12:00:30Z' }, undefined],
+  ['RFC 850 with a short day name', { 'Retry-After': 'Wed, 02-Dec-26 12:00:30 GMT' }, undefined],
+  ['an unknown month', { 'Retry-After': 'Wed, 02 Dez 2026 12:00:30 GMT' }, undefined],
+];
+
+// RFC 9110 §5.6.7: an RFC 850 date that appears more than 50 years in the future is in the past century.
+// Relative to NOW the boundary is Wed, 02 Dec 2076 12:00:00 GMT.
+const twoDigitYears: Case[] = [
+  ['RFC 850 "27": next year', { 'Retry-After': 'Thursday, 02-Dec-27 00:00:00 GMT' }, until(2027, 11, 2)],
+  ['RFC 850 "25": last year, so 0', { 'Retry-After': 'Tuesday, 02-Dec-25 00:00:00 GMT' }, 0],
+  [
+    'RFC 850 "76", 1 Jan: 49.9 years ahead',
+    { 'Retry-After': 'Wednesday, 01-Jan-76 00:00:00 GMT' },
+    until(2076, 0, 1),
+  ],
+  [
+    'RFC 850 "76", exactly 50 years ahead: still this century',
+    { 'Retry-After': 'Wednesday, 02-Dec-76 12:00:00 GMT' },
+    until(2076, 11, 2, 12),
+  ],
+  [
+    'RFC 850 "76", 50 years and 1 s ahead: 1976, so 0',
+    { 'Retry-After': 'Wednesday, 02-Dec-76 12:00:01 GMT' },
+    0,
+  ],
+  [
+    'RFC 850 "76", 31 Dec: more than 50 years ahead, so 1976',
+    { 'Retry-After': 'Thursday, 31-Dec-76 00:00:00 GMT' },
+    0,
+  ],
+  ['RFC 850 "77": 1977, so 0', { 'Retry-After': 'Friday, 01-Jan-77 00:00:00 GMT' }, 0],
+];
+
+const rateLimit: Case[] = [
+  ['RateLimit r=0;t=30', { RateLimit: '"default";r=0;t=30' }, 30_000],
+  ['RateLimit r=5;t=30: quota left, no wait', { RateLimit: '"default";r=5;t=30' }, undefined],
+  ['RateLimit with a token policy name', { RateLimit: 'default;r=0;t=30' }, 30_000],
+  ['RateLimit with spaces around parameters', { RateLimit: '"default"; r=0; t=30' }, 30_000],
+  ['RateLimit r=0;t=0', { RateLimit: '"default";r=0;t=0' }, 0],
+  [
+    'RateLimit: two exhausted items, the longest wins',
+    { RateLimit: '"burst";r=0;t=5, "day";r=0;t=60' },
+    60_000,
+  ],
+  ['RateLimit: only the exhausted item counts', { RateLimit: '"burst";r=0;t=5, "day";r=100;t=3600' }, 5000],
+  [
+    'RateLimit: a non-exhausted item before an exhausted one',
+    { RateLimit: '"burst";r=9;t=5, "day";r=0;t=60' },
+    60_000,
+  ],
+  ['RateLimit with t=1.5 (not delay-seconds)', { RateLimit: '"default";r=0;t=1.5' }, undefined],
+  ['RateLimit r=0 without t', { RateLimit: '"default";r=0' }, undefined],
+  [
+    'RateLimit without a policy item ("r=0;t=30" is not a Structured Field item)',
+    { RateLimit: 'r=0;t=30' },
+    undefined,
+  ],
+];
+
+const resetHeaders: Case[] = [
+  ['RateLimit-Reset as a delta', { 'RateLimit-Reset': '30' }, 30_000],
+  [
+    'RateLimit-Reset with RateLimit-Remaining 0',
+    { 'RateLimit-Reset': '30', 'RateLimit-Remaining': '0' },
+    30_000,
+  ],
+  [
+    'RateLimit-Reset ignored when RateLimit-Remaining > 0',
+    { 'RateLimit-Reset': '30', 'RateLimit-Remaining': '5' },
+    undefined,
+  ],
+  ['X-RateLimit-Reset as epoch seconds', { 'X-RateLimit-Reset': String(NOW_S + 30) }, 30_000],
+  ['X-RateLimit-Reset as past epoch seconds', { 'X-RateLimit-Reset': String(NOW_S - 30) }, 0],
+  ['X-RateLimit-Reset as fractional epoch seconds', { 'X-RateLimit-Reset': `${NOW_S + 30}.5` }, 30_500],
+  ['X-RateLimit-Reset at 2024-01-01 in epoch seconds: a timestamp', { 'X-RateLimit-Reset': '1704067200' }, 0],
+  [
+    'X-RateLimit-Reset 1 s below 2024-01-01: a delta',
+    { 'X-RateLimit-Reset': '1704067199' },
+    1_704_067_199_000,
+  ],
+  ['X-RateLimit-Reset as epoch ms', { 'X-RateLimit-Reset': String(NOW + 5000) }, 5000],
+  [
+    'X-RateLimit-Reset at 2024-01-01 in epoch ms: a past ms timestamp',
+    { 'X-RateLimit-Reset': '1704067200000' },
+    0,
+  ],
+  [
+    'X-RateLimit-Reset 1 below 2024-01-01 in ms: epoch seconds',
+    { 'X-RateLimit-Reset': '1704067199999' },
+    1_704_067_199_999_000 - NOW,
+  ],
+  [
+    'X-RateLimit-Reset with X-RateLimit-Remaining 0',
+    { 'X-RateLimit-Reset': '30', 'X-RateLimit-Remaining': '0' },
+    30_000,
+  ],
+  [
+    'X-RateLimit-Reset ignored when X-RateLimit-Remaining > 0',
+    { 'X-RateLimit-Reset': '30', 'X-RateLimit-Remaining': '12' },
+    undefined,
+  ],
+  [
+    'X-RateLimit-Reset with an unreadable Remaining counts',
+    { 'X-RateLimit-Reset': '30', 'X-RateLimit-Remaining': 'n/a' },
+    30_000,
+  ],
+  ['X-RateLimit-Reset as a duration string (6m0s) is ignored', { 'X-RateLimit-Reset': '6m0s' }, undefined],
+  ['X-RateLimit-Reset as a fractional delta', { 'X-RateLimit-Reset': '2.5' }, 2500],
+  ['X-Rate-Limit-Reset as a delta', { 'X-Rate-Limit-Reset': '45' }, 45_000],
+  [
+    'X-Rate-Limit-Reset ignored when X-Rate-Limit-Remaining > 0',
+    { 'X-Rate-Limit-Reset': '45', 'X-Rate-Limit-Remaining': '1' },
+    undefined,
+  ],
+];
+
+const milliseconds: Case[] = [
+  ['retry-after-ms', { 'retry-after-ms': '1500' }, 1500],
+  ['retry-after-ms with a fraction', { 'retry-after-ms': '1.5' }, 1.5],
+  ['retry-after-ms -5', { 'retry-after-ms': '-5' }, undefined],
+  ['retry-after-ms 1e3', { 'retry-after-ms': '1e3' }, undefined],
+  ['x-ms-retry-after-ms', { 'x-ms-retry-after-ms': '250' }, 250],
+];
+
+const priority: Case[] = [
+  [
+    'Retry-After beats every other header',
+    { 'Retry-After': '10', RateLimit: '"a";r=0;t=30', 'X-RateLimit-Reset': '40', 'retry-after-ms': '50' },
+    10_000,
+  ],
+  ['Retry-After 0 still wins (0 is a value)', { 'Retry-After': '0', 'retry-after-ms': '700' }, 0],
+  [
+    'a malformed Retry-After falls through to RateLimit',
+    { 'Retry-After': 'soon', RateLimit: '"a";r=0;t=30' },
+    30_000,
+  ],
+  [
+    'an empty Retry-After falls through to retry-after-ms',
+    { 'Retry-After': '', 'retry-after-ms': '700' },
+    700,
+  ],
+  ['RateLimit beats RateLimit-Reset', { RateLimit: '"a";r=0;t=30', 'RateLimit-Reset': '40' }, 30_000],
+  [
+    'a RateLimit with quota left falls through',
+    { RateLimit: '"a";r=5;t=30', 'RateLimit-Reset': '40' },
+    40_000,
+  ],
+  ['RateLimit-Reset beats X-RateLimit-Reset', { 'RateLimit-Reset': '40', 'X-RateLimit-Reset': '50' }, 40_000],
+  [
+    'X-RateLimit-Reset beats X-Rate-Limit-Reset',
+    { 'X-RateLimit-Reset': '50', 'X-Rate-Limit-Reset': '60' },
+    50_000,
+  ],
+  [
+    'a reset with quota left falls through to retry-after-ms',
+    { 'X-RateLimit-Reset': '50', 'X-RateLimit-Remaining': '3', 'retry-after-ms': '700' },
+    700,
+  ],
+  [
+    'retry-after-ms beats x-ms-retry-after-ms',
+    { 'retry-after-ms': '700', 'x-ms-retry-after-ms': '800' },
+    700,
+  ],
+];
+
+const containers: Case[] = [
+  ['a lowercase name in a plain object', { 'retry-after': '7' }, 7000],
+  ['an uppercase name in a plain object', { 'RETRY-AFTER': '7' }, 7000],
+  ['a mixed-case name in a plain object', { 'rEtRy-AfTeR': '7' }, 7000],
+  ['a fetch Headers', new Headers({ 'Retry-After': '7' }), 7000],
+  [
+    'a getter (called with lowercase names)',
+    (name: string) => (name === 'retry-after' ? '7' : undefined),
+    7000,
+  ],
+  ['any object with get() (a Map)', new Map([['retry-after', '7']]), 7000],
+  ['a one-element array value', { 'retry-after': ['7'] }, 7000],
+  ['a repeated header (array, joined as a list)', { 'retry-after': ['7', '8'] }, undefined],
+  ['an empty array value', { 'retry-after': [] }, undefined],
+  ['a number value (Node IncomingHttpHeaders style)', { 'retry-after': 7 }, 7000],
+  ['a null value', { 'retry-after': null }, undefined],
+  ['no headers at all (empty object)', {}, undefined],
+  ['undefined headers', undefined, undefined],
+  ['null headers', null, undefined],
+];
+
+describe('R4 parseRetryAfter: a table of header cases at a fixed now', () => {
+  const all = [
+    ...retryAfterSeconds,
+    ...retryAfterDates,
+    ...twoDigitYears,
+    ...rateLimit,
+    ...resetHeaders,
+    ...milliseconds,
+    ...priority,
+    ...containers,
+  ];
+
+  it('has at least 40 cases', () => {
+    expect(all.length).toBeGreaterThanOrEqual(40);
+  });
+
+  it.each(all)('%s', (_label, headers, expected) => {
+    expect(parseRetryAfter(headers, NOW)).toBe(expected);
+  });
+});
+
+describe('R4 parseHttpDate', () => {
+  it('returns ms since the epoch for all three forms of the same instant', () => {
+    const expected = Date.UTC(1994, 10, 6, 8, 49, 37);
+    expect(parseHttpDate('Sun, 06 Nov 1994 08:49:37 GMT', NOW)).toBe(expected);
+    expect(parseHttpDate('Sunday, 06-Nov-94 08:49:37 GMT', NOW)).toBe(expected);
+    expect(parseHttpDate('Sun Nov  6 08:49:37 1994', NOW)).toBe(expected);
+  });
+
+  it('reads an RFC 850 year relative to the given now, not the wall clock', () => {
+    // "79" is 49 years ahead of mid-2030 (so 2079), but 52 years ahead of NOW (so 1979).
+    const mid2030 = Date.UTC(2030, 5, 1);
+    expect(parseHttpDate('Saturday, 01-Jul-79 00:00:00 GMT', mid2030)).toBe(Date.UTC(2079, 6, 1));
+    expect(parseHttpDate('Saturday, 01-Jul-79 00:00:00 GMT', NOW)).toBe(Date.UTC(1979, 6, 1));
+  });
+
+  it('reads an RFC 850 year in the next century when the clock is late in this one', () => {
+    // In mid-2099, "00" is 2100 (within 50 years), not 2000 (99 years back).
+    expect(parseHttpDate('Friday, 01-Jan-00 00:00:00 GMT', Date.UTC(2099, 5, 1))).toBe(Date.UTC(2100, 0, 1));
+  });
+
+  it('validates an RFC 850 date in the century it lands in', () => {
+    // 29 Feb "00": 2000 was a leap year (valid from 2026); 2100 is not (malformed from 2099).
+    expect(parseHttpDate('Tuesday, 29-Feb-00 00:00:00 GMT', NOW)).toBe(Date.UTC(2000, 1, 29));
+    expect(parseHttpDate('Monday, 29-Feb-00 00:00:00 GMT', Date.UTC(2099, 5, 1))).toBeUndefined();
+  });
+
+  it('returns undefined for anything that is not one of the three forms', () => {
+    expect(parseHttpDate('', NOW)).toBeUndefined();
+    expect(parseHttpDate('12', NOW)).toBeUndefined();
+    expect(parseHttpDate(' Wed, 02 Dec 2026 12:00:30 GMT', NOW)).toBeUndefined();
+  });
+});
+
+describe('R4 parseRetryAfter properties', () => {
+  const names = [
+    'retry-after',
+    'ratelimit',
+    'ratelimit-reset',
+    'ratelimit-remaining',
+    'x-ratelimit-reset',
+    'x-ratelimit-remaining',
+    'x-rate-limit-reset',
+    'x-rate-limit-remaining',
+    'retry-after-ms',
+    'x-ms-retry-after-ms',
+  ] as const;
+  const value = fc.oneof(
+    fc.string(),
+    fc.string({ unit: 'binary' }),
+    fc.stringMatching(/^[0-9.;=, rt"x-]{0,24}$/),
+    fc.bigInt({ min: 0n, max: 10n ** 400n }).map(String),
+    fc.double().map(String),
+    fc.date({ noInvalidDate: true }).map((date) => date.toUTCString()),
+  );
+  const headers = fc.record(Object.fromEntries(names.map((name) => [name, value])), { requiredKeys: [] });
+  const now = fc.integer({ min: 0, max: 8.64e15 });
+
+  it('for arbitrary strings in every header: undefined or a finite number >= 0, never NaN', () => {
+    fc.assert(
+      fc.property(headers, now, (given, at) => {
+        const ms = parseRetryAfter(given, at);
+        if (ms !== undefined) {
+          expect(Number.isFinite(ms)).toBe(true);
+          expect(ms).toBeGreaterThanOrEqual(0);
+          expect(ms).toBeLessThanOrEqual(Number.MAX_SAFE_INTEGER);
+        }
+      }),
+    );
+  });
+
+  it('delay-seconds round-trips for any non-negative integer', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: Math.floor(Number.MAX_SAFE_INTEGER / 1000) }), (seconds) => {
+        expect(parseRetryAfter({ 'Retry-After': String(seconds) }, NOW)).toBe(seconds * 1000);
+      }),
+    );
+  });
+
+  it('an IMF-fixdate round-trips: the wait is the time until it, or 0 when it is past', () => {
+    const date = fc
+      .integer({ min: Date.UTC(1970, 0, 1), max: Date.UTC(9999, 11, 31) })
+      .map((ms) => ms - (ms % 1000));
+    fc.assert(
+      fc.property(date, now, (at, clock) => {
+        const value = new Date(at).toUTCString();
+        expect(parseRetryAfter({ 'Retry-After': value }, clock)).toBe(Math.max(0, at - clock));
+      }),
+    );
+  });
+});

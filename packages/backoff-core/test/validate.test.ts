@@ -1,0 +1,205 @@
+import {
+  type BackoffOptions,
+  createBackoff,
+  DEFAULT_METHODS,
+  DEFAULT_STATUS_CODES,
+  DEFAULTS,
+  defaultTimers,
+  MAX_TIMER_DELAY,
+  RetryBudget,
+  withBackoff,
+} from 'backoff-core';
+import { describe, expect, it } from 'vitest';
+
+type ErrorClass = typeof TypeError | typeof RangeError;
+const bad = (options: unknown) => () => createBackoff(options as BackoffOptions);
+
+describe('R9 options are validated at createBackoff, naming the option', () => {
+  it.each<[label: string, options: Record<string, unknown>, kind: ErrorClass, message: RegExp]>([
+    ['retries -1', { retries: -1 }, RangeError, /`retries`/],
+    ['retries NaN', { retries: Number.NaN }, RangeError, /`retries`/],
+    ['retries 1.5 (not an integer)', { retries: 1.5 }, RangeError, /`retries` to be an integer/],
+    ['retries 101 (above 100)', { retries: 101 }, RangeError, /`retries`/],
+    ['retries Infinity', { retries: Number.POSITIVE_INFINITY }, RangeError, /`retries`/],
+    ["retries '3'", { retries: '3' }, TypeError, /`retries` to be a number/],
+    ['baseDelay -1', { baseDelay: -1 }, RangeError, /`baseDelay`/],
+    ['baseDelay NaN', { baseDelay: Number.NaN }, RangeError, /`baseDelay`/],
+    [
+      'baseDelay above maxDelay',
+      { baseDelay: 2000, maxDelay: 1000 },
+      RangeError,
+      /`baseDelay` \(2000\).*`maxDelay` \(1000\)/,
+    ],
+    ['baseDelay above the default maxDelay', { baseDelay: 40_000 }, RangeError, /`baseDelay`.*`maxDelay`/],
+    ['baseDelay above 2^31-1', { baseDelay: MAX_TIMER_DELAY + 1 }, RangeError, /`baseDelay`/],
+    ['maxDelay -1', { maxDelay: -1 }, RangeError, /`maxDelay`/],
+    ['maxDelay above 2^31-1', { maxDelay: MAX_TIMER_DELAY + 1 }, RangeError, /`maxDelay`/],
+    ["maxDelay '30s'", { maxDelay: '30s' }, TypeError, /`maxDelay`/],
+    ['factor 0.5 (below 1)', { factor: 0.5 }, RangeError, /`factor`/],
+    ['factor 0', { factor: 0 }, RangeError, /`factor`/],
+    ['factor NaN', { factor: Number.NaN }, RangeError, /`factor`/],
+    ['factor 101', { factor: 101 }, RangeError, /`factor`/],
+    [
+      "jitter 'random'",
+      { jitter: 'random' },
+      TypeError,
+      /`jitter` to be one of 'full', 'equal', 'decorrelated', 'none'/,
+    ],
+    ['jitter true', { jitter: true }, TypeError, /`jitter`/],
+    ['statusCodes with 99', { statusCodes: [503, 99] }, RangeError, /`statusCodes`.*got 99/],
+    ['statusCodes with 600', { statusCodes: [600] }, RangeError, /`statusCodes`.*got 600/],
+    ["statusCodes with '503'", { statusCodes: ['503'] }, RangeError, /`statusCodes`.*got 503/],
+    ['statusCodes with 503.5', { statusCodes: [503.5] }, RangeError, /`statusCodes`/],
+    ['statusCodes not an array', { statusCodes: 503 }, TypeError, /`statusCodes`/],
+    ["methods with ''", { methods: ['GET', ''] }, TypeError, /`methods`.*got ""/],
+    ["methods with 'GE T'", { methods: ['GE T'] }, TypeError, /`methods`.*got "GE T"/],
+    ['methods with a number', { methods: [1] }, TypeError, /`methods`/],
+    ["methods 'GET' (not an array)", { methods: 'GET' }, TypeError, /`methods`/],
+    ["idempotencyKeyHeader ''", { idempotencyKeyHeader: '' }, TypeError, /`idempotencyKeyHeader`/],
+    [
+      "idempotencyKeyHeader 'Idempotency Key'",
+      { idempotencyKeyHeader: 'Idempotency Key' },
+      TypeError,
+      /`idempotencyKeyHeader`/,
+    ],
+    ["idempotencyKeyHeader 'Key:'", { idempotencyKeyHeader: 'Key:' }, TypeError, /`idempotencyKeyHeader`/],
+    ['idempotencyKeyHeader 42', { idempotencyKeyHeader: 42 }, TypeError, /`idempotencyKeyHeader`/],
+    ["idempotencyKey 'yes'", { idempotencyKey: 'yes' }, TypeError, /`idempotencyKey`/],
+    ["idempotencyKey 'AUTO'", { idempotencyKey: 'AUTO' }, TypeError, /`idempotencyKey`/],
+    ['idempotencyKey true', { idempotencyKey: true }, TypeError, /`idempotencyKey`/],
+    ["retryOnTimeout 'yes'", { retryOnTimeout: 'yes' }, TypeError, /`retryOnTimeout` to be a boolean/],
+    ['shouldRetry true', { shouldRetry: true }, TypeError, /`shouldRetry` to be a function/],
+    ["onRetry 'log'", { onRetry: 'log' }, TypeError, /`onRetry` to be a function/],
+    ['random 0.5', { random: 0.5 }, TypeError, /`random` to be a function/],
+    ['now 0', { now: 0 }, TypeError, /`now` to be a function/],
+    ['timers {}', { timers: {} }, TypeError, /`timers`/],
+    ['timers null', { timers: null }, TypeError, /`timers`/],
+    ['timers without clearTimeout', { timers: { setTimeout } }, TypeError, /`timers`/],
+    ['timers as the setTimeout function', { timers: setTimeout }, TypeError, /`timers`/],
+    ['maxRetryAfter -1', { maxRetryAfter: -1 }, RangeError, /`maxRetryAfter`/],
+    ['maxRetryAfter above 2^31-1', { maxRetryAfter: MAX_TIMER_DELAY + 1 }, RangeError, /`maxRetryAfter`/],
+    ['maxRetryAfter Infinity', { maxRetryAfter: Number.POSITIVE_INFINITY }, RangeError, /`maxRetryAfter`/],
+    ['deadline -1', { deadline: -1 }, RangeError, /`deadline`/],
+    ['deadline above 2^31-1', { deadline: MAX_TIMER_DELAY + 1 }, RangeError, /`deadline`/],
+    ['deadline NaN', { deadline: Number.NaN }, RangeError, /`deadline`/],
+    ["budget 'x'", { budget: 'x' }, TypeError, /`budget`/],
+    ['budget null', { budget: null }, TypeError, /`budget`/],
+    ['budget true', { budget: true }, TypeError, /`budget`/],
+    ['budget.reserve -1', { budget: { reserve: -1 } }, RangeError, /`budget.reserve`/],
+    ['budget.ratio 2', { budget: { ratio: 2 } }, RangeError, /`budget.ratio`/],
+    ['the typo `retry`', { retry: 3 }, TypeError, /Unknown backoff option `retry`/],
+    ['the typo `maxRetries`', { maxRetries: 3 }, TypeError, /Unknown backoff option `maxRetries`/],
+    [
+      'the axios-retry name `retryDelay`',
+      { retryDelay: () => 1 },
+      TypeError,
+      /Unknown backoff option `retryDelay`/,
+    ],
+  ])('%s', (_label, options, kind, message) => {
+    expect(bad(options)).toThrow(kind);
+    expect(bad(options)).toThrow(message);
+  });
+
+  it.each([null, 3, 'fast', true, [], [1, 2]])('options %j (not an object) -> TypeError', (options) => {
+    expect(bad(options)).toThrow(TypeError);
+    expect(bad(options)).toThrow('Expected the backoff options to be an object.');
+  });
+
+  it('gives messages that say what was expected and what came', () => {
+    expect(bad({ retries: -1 })).toThrow('Expected `retries` to be an integer from 0 to 100, got -1.');
+    expect(bad({ maxDelay: -1 })).toThrow('Expected `maxDelay` to be a number from 0 to 2147483647, got -1.');
+    expect(bad({ factor: 0.5 })).toThrow('Expected `factor` to be a number from 1 to 100, got 0.5.');
+  });
+
+  it('validates overrides given to extend() the same way', () => {
+    const policy = createBackoff();
+    expect(() => policy.extend({ retries: -1 })).toThrow(RangeError);
+    expect(() => policy.extend({ retry: 1 } as BackoffOptions)).toThrow(/Unknown backoff option `retry`/);
+    // baseDelay is checked against the maxDelay it will run with (the inherited one here).
+    expect(() => policy.extend({ maxDelay: 500 })).toThrow(/`baseDelay` \(1000\).*`maxDelay` \(500\)/);
+    expect(() => policy.extend(null as unknown as BackoffOptions)).toThrow(TypeError);
+  });
+
+  it('withBackoff validates at creation too, and rejects a fetch that is not a function', () => {
+    expect(() => withBackoff(undefined, { retries: -1 })).toThrow(RangeError);
+    expect(() => withBackoff('fetch' as never)).toThrow(new TypeError('Expected `fetch` to be a function.'));
+  });
+});
+
+describe('R9 valid options: boundaries accepted, defaults kept', () => {
+  it('accepts the boundaries of every range', () => {
+    expect(() =>
+      createBackoff({
+        retries: 100,
+        baseDelay: MAX_TIMER_DELAY,
+        maxDelay: MAX_TIMER_DELAY,
+        factor: 100,
+        maxRetryAfter: MAX_TIMER_DELAY,
+        deadline: MAX_TIMER_DELAY,
+      }),
+    ).not.toThrow();
+    expect(() =>
+      createBackoff({ retries: 0, baseDelay: 0, maxDelay: 0, factor: 1, maxRetryAfter: 0, deadline: 0 }),
+    ).not.toThrow();
+    expect(() => createBackoff({ statusCodes: [100, 599], methods: [] })).not.toThrow();
+  });
+
+  it('resolves the documented defaults', () => {
+    const { options, budget } = createBackoff();
+    expect(options).toMatchObject({
+      retries: 3,
+      baseDelay: 1000,
+      maxDelay: 30_000,
+      factor: 2,
+      jitter: 'full',
+      idempotencyKeyHeader: 'Idempotency-Key',
+      idempotencyKey: false,
+      maxRetryAfter: 60_000,
+      deadline: undefined,
+      retryOnTimeout: true,
+      shouldRetry: undefined,
+      onRetry: undefined,
+      timers: defaultTimers,
+    });
+    expect([...options.statusCodes]).toEqual([408, 429, 500, 502, 503, 504]);
+    expect([...options.methods]).toEqual(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE', 'QUERY']);
+    expect(options).toMatchObject(DEFAULTS);
+    expect([...options.statusCodes]).toEqual(DEFAULT_STATUS_CODES);
+    expect([...options.methods]).toEqual(DEFAULT_METHODS);
+    expect(budget).toBeInstanceOf(RetryBudget);
+    expect(budget?.snapshot()).toMatchObject({ tokens: 20, capacity: 20 });
+  });
+
+  it('explicit undefined values keep the defaults', () => {
+    const allUndefined: Required<{ [K in keyof BackoffOptions]: undefined }> = {
+      retries: undefined,
+      baseDelay: undefined,
+      maxDelay: undefined,
+      factor: undefined,
+      jitter: undefined,
+      statusCodes: undefined,
+      methods: undefined,
+      idempotencyKeyHeader: undefined,
+      idempotencyKey: undefined,
+      maxRetryAfter: undefined,
+      deadline: undefined,
+      retryOnTimeout: undefined,
+      budget: undefined,
+      shouldRetry: undefined,
+      onRetry: undefined,
+      random: undefined,
+      now: undefined,
+      timers: undefined,
+    };
+    const policy = createBackoff(allUndefined);
+    expect(policy.options).toEqual(createBackoff().options);
+    expect(policy.budget?.snapshot()).toMatchObject({ capacity: 20 });
+    // Over a base policy, undefined keeps the base's values, not the defaults.
+    const base = createBackoff({ retries: 7, jitter: 'none' });
+    expect(base.extend(allUndefined).options).toMatchObject({ retries: 7, jitter: 'none' });
+  });
+
+  it('uppercases methods', () => {
+    expect([...createBackoff({ methods: ['get', 'Purge'] }).options.methods]).toEqual(['GET', 'PURGE']);
+  });
+});

@@ -1,0 +1,67 @@
+import axios, { type AxiosInstance } from 'axios';
+import { type Backoff, createBackoff } from 'backoff-core';
+import { type Installation, originalAdapter, retryingAdapter } from './retry-adapter.js';
+import type { AxiosBackoffOptions } from './types.js';
+
+// Registered, so that two copies of this package still see each other on one instance.
+const INSTALLED = Symbol.for('axios-backoff.installed');
+
+/** What `axiosBackoff` returns: call it to remove the retries; `backoff` is the policy (options, budget). */
+export type RemoveBackoff = (() => void) & {
+  /** The policy this installation runs on: its resolved options and the budget its requests share. */
+  readonly backoff: Backoff;
+};
+
+/** Anything with axios's interceptors and `request`: `axios`, `axios.create()`, `new axios.Axios()`. */
+function isAxiosInstance(value: unknown): value is AxiosInstance {
+  const candidate = value as Partial<AxiosInstance> | null;
+  return (
+    (typeof candidate === 'function' || (typeof candidate === 'object' && candidate !== null)) &&
+    typeof candidate?.request === 'function' &&
+    typeof candidate.interceptors?.request?.use === 'function' &&
+    typeof candidate.interceptors.request.eject === 'function'
+  );
+}
+
+/**
+ * Adds retries to an axios instance (the default `axios` when none is given) and returns a function that
+ * removes them (and carries the policy as `.backoff`). Options are backoff-core's, validated here (a bad one throws a TypeError or RangeError naming
+ * it); one budget is shared by all of this instance's requests unless `options.budget` says otherwise.
+ *
+ * It registers one request interceptor, `{ synchronous: true }`, that hands the request's adapter to
+ * axios-backoff: retries happen below every interceptor, so they and `transformRequest` / `transformResponse`
+ * run once per logical request. Installing twice on one instance throws: remove the first one before.
+ */
+export function axiosBackoff(instance: AxiosInstance = axios, options?: AxiosBackoffOptions): RemoveBackoff {
+  if (!isAxiosInstance(instance)) {
+    throw new TypeError(
+      'Expected `instance` to be an axios instance (`axios` or one from `axios.create()`).',
+    );
+  }
+  if (Object.hasOwn(instance, INSTALLED)) {
+    throw new Error(
+      'axiosBackoff is already installed on this axios instance: call the function it returned to remove it first.',
+    );
+  }
+  const installation: Installation = { policy: createBackoff(options), active: true };
+  const id = instance.interceptors.request.use(
+    (config) => {
+      config.adapter = retryingAdapter(originalAdapter(config.adapter), installation);
+      return config;
+    },
+    null,
+    // Synchronous, so axios keeps its direct path (an async interceptor is what broke retries in 1.13.3).
+    { synchronous: true },
+  );
+  Object.defineProperty(instance, INSTALLED, { value: installation, configurable: true });
+
+  const remove = () => {
+    if (!installation.active) return;
+    installation.active = false;
+    instance.interceptors.request.eject(id);
+    if ((instance as unknown as Record<symbol, unknown>)[INSTALLED] === installation) {
+      delete (instance as unknown as Record<symbol, unknown>)[INSTALLED];
+    }
+  };
+  return Object.assign(remove, { backoff: installation.policy });
+}

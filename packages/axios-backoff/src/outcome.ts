@@ -1,0 +1,114 @@
+import { AxiosHeaders, type AxiosResponse, type InternalAxiosRequestConfig } from 'axios';
+import { classifyError, type ErrorKind, type HeadersLike, type Outcome } from 'backoff-core';
+
+function field(value: unknown, key: string): unknown {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+}
+
+/** Whether a code is anywhere on the `cause` chain: a coded cause says more than axios's own code does. */
+function hasCode(error: unknown): boolean {
+  let current = error;
+  for (let depth = 0; depth < 5 && current !== undefined && current !== null; depth++) {
+    if (typeof field(current, 'code') === 'string') return true;
+    current = field(current, 'cause');
+  }
+  return false;
+}
+
+/**
+ * @mswjs/interceptors (MSW and the tools built on it) fail a Node request with a code-less
+ * `TypeError('Network error')` to simulate a network failure. Node's own socket errors always carry a code.
+ */
+function isSimulatedNetworkError(error: unknown): boolean {
+  return (
+    error instanceof TypeError && field(error, 'code') === undefined && /^network error$/i.test(error.message)
+  );
+}
+
+/**
+ * `ERR_NETWORK` is axios's "the network failed": from XHR with nothing more (no cause), from the fetch adapter
+ * with the real failure as `cause`. A cause that classifies (a reset, a TLS error, a timeout) decides; a cause
+ * with a code the core does not retry (ENOTFOUND) is not retried; a cause that says nothing is a network error.
+ */
+function networkErrorKind(cause: unknown): ErrorKind {
+  if (cause === undefined || cause === null) return 'network';
+  const kind = classifyError(cause);
+  if (kind !== 'unknown') return kind;
+  return hasCode(cause) ? 'unknown' : 'network';
+}
+
+/** An axios error in the core's terms, by axios's codes for both the http/xhr and the fetch adapters. */
+export function axiosErrorKind(error: unknown): ErrorKind {
+  if (field(error, '__CANCEL__') === true) return 'abort';
+  const code = field(error, 'code');
+  const message = field(error, 'message');
+  switch (code) {
+    case 'ERR_CANCELED':
+      return 'abort';
+    case 'ECONNABORTED':
+      // The http and xhr adapters' timeout, unless `transitional.clarifyTimeoutError` makes it ETIMEDOUT. The xhr
+      // adapter also uses it for a request the browser aborted (page unload): that is no timeout.
+      return message === 'Request aborted' ? 'abort' : 'timeout';
+    case 'ETIMEDOUT':
+      return 'timeout';
+    case 'ERR_NETWORK':
+      return networkErrorKind(field(error, 'cause'));
+    case 'ERR_BAD_RESPONSE':
+      // The http adapter's error for a connection cut in the middle of the response body.
+      if (message === 'stream has been aborted') return 'network';
+      break;
+  }
+  // OS and undici codes (ECONNRESET, ECONNREFUSED, EPIPE, EAI_AGAIN, UND_ERR_SOCKET under a fetch TypeError,
+  // TLS codes), on the error or its cause chain.
+  const kind = classifyError(error);
+  if (kind === 'unknown' && code === undefined && isSimulatedNetworkError(field(error, 'cause'))) {
+    return 'network';
+  }
+  return kind;
+}
+
+/**
+ * Response headers as the core reads them. AxiosHeaders and fetch Headers have a case-insensitive `get`, and
+ * the core reads plain objects (a custom adapter's) case-insensitively; only a raw header block needs parsing.
+ */
+function headersOf(headers: unknown): HeadersLike | undefined {
+  if (typeof headers === 'string') return AxiosHeaders.from(headers);
+  return typeof headers === 'object' && headers !== null ? (headers as HeadersLike) : undefined;
+}
+
+/** A response the adapter resolved with (whatever `validateStatus` let through). */
+export function responseOutcome(response: AxiosResponse): Outcome {
+  return { type: 'response', status: response.status, headers: headersOf(response.headers) };
+}
+
+/**
+ * The response an adapter rejection carries. axios 1.13.4's fetch adapter re-wraps its own status error with
+ * `AxiosError.from`, which drops `response`: there the response is on the wrapped error, `error.cause`.
+ */
+export function rejectedResponse(error: unknown): AxiosResponse | undefined {
+  const response = field(error, 'response') ?? field(field(error, 'cause'), 'response');
+  return typeof field(response, 'status') === 'number' ? (response as AxiosResponse) : undefined;
+}
+
+/** Whether `validateStatus` (what axios's `settle` applies) rejects this status. */
+function rejectedByStatus(status: number, config: InternalAxiosRequestConfig): boolean {
+  const { validateStatus } = config;
+  return Boolean(status) && typeof validateStatus === 'function' && !validateStatus(status);
+}
+
+/**
+ * What an adapter rejection means to the core. A rejection for the response's status is a response outcome
+ * (its status and headers decide); a failure of the transport, even one that arrives with a response (a body
+ * cut mid-way), is an error of its kind. An aborted signal or cancelled token always makes it an abort.
+ */
+export function errorOutcome(error: unknown, config: InternalAxiosRequestConfig): Outcome {
+  if (config.signal?.aborted || config.cancelToken?.reason !== undefined) {
+    return { type: 'error', kind: 'abort', error };
+  }
+  const kind = axiosErrorKind(error);
+  const response = rejectedResponse(error);
+  if (kind === 'unknown' && response !== undefined && rejectedByStatus(response.status, config)) {
+    return responseOutcome(response);
+  }
+  return { type: 'error', kind, error };
+}

@@ -1,0 +1,102 @@
+import axios, { type AxiosAdapter, type AxiosResponse, type InternalAxiosRequestConfig } from 'axios';
+import type { Backoff, Outcome } from 'backoff-core';
+import { type AdapterSetting, resolveAdapter } from './axios-compat.js';
+import { discardResponse, isReplayable } from './body.js';
+import { cancellation, waitSignal } from './cancel.js';
+import { errorOutcome, rejectedResponse, responseOutcome } from './outcome.js';
+import { withResult } from './result.js';
+import { requestUrl } from './url.js';
+
+/** One `axiosBackoff` call: its policy, and whether it is still installed. */
+export interface Installation {
+  readonly policy: Backoff;
+  active: boolean;
+}
+
+// Registered, so that a second copy of this package recognises the adapters of the first.
+const ORIGINAL: unique symbol = Symbol.for('axios-backoff.original-adapter') as never;
+
+type RetryingAdapter = AxiosAdapter & { readonly [ORIGINAL]: AdapterSetting };
+
+function isRetryingAdapter(setting: AdapterSetting): setting is RetryingAdapter {
+  return typeof setting === 'function' && ORIGINAL in setting;
+}
+
+/**
+ * The adapter setting a request had before axios-backoff wrapped it. A config that already went through it
+ * (a caller re-sending `error.config`) is unwrapped, so its retries are never nested.
+ */
+export function originalAdapter(setting: AdapterSetting): AdapterSetting {
+  return isRetryingAdapter(setting) ? setting[ORIGINAL] : setting;
+}
+
+function rejectBadOverride(backoff: unknown): never {
+  throw new TypeError(
+    `Expected \`config.backoff\` to be an options object or false, got ${backoff === null ? 'null' : typeof backoff}.`,
+  );
+}
+
+/**
+ * One logical request: send through the real adapter, ask the core, wait, send again. It runs where axios
+ * calls its adapter, after the request interceptors and `transformRequest` and before `transformResponse` and
+ * the response interceptors, so each of those runs once per logical request and every attempt sends the very
+ * same config: the same serialized body, the same headers (Content-Length included), the same Idempotency-Key.
+ */
+async function sendWithRetries(
+  config: InternalAxiosRequestConfig,
+  setting: AdapterSetting,
+  installation: Installation,
+): Promise<AxiosResponse> {
+  // Resolved as dispatchRequest resolves it, so names ('http', 'fetch', lists) and custom adapters all work.
+  const adapter = resolveAdapter(setting ?? axios.defaults.adapter, config);
+  const { backoff } = config;
+  if (!installation.active || backoff === false) return adapter(config);
+  if (backoff !== undefined && (typeof backoff !== 'object' || backoff === null)) rejectBadOverride(backoff);
+  const policy = backoff === undefined ? installation.policy : installation.policy.extend(backoff);
+
+  const state = policy.start({
+    method: config.method,
+    url: requestUrl(config),
+    headers: config.headers,
+    replayable: isReplayable(config.data),
+  });
+  if (state.idempotencyKey !== undefined) {
+    // Only when the user opted in (R10): a new header can turn a simple CORS request into a preflighted one.
+    config.headers.set(policy.options.idempotencyKeyHeader, state.idempotencyKey);
+  }
+
+  for (;;) {
+    let response: AxiosResponse | undefined;
+    let failure: { error: unknown } | undefined;
+    let outcome: Outcome;
+    try {
+      response = await adapter(config);
+      outcome = responseOutcome(response);
+    } catch (error) {
+      failure = { error };
+      outcome = errorOutcome(error, config);
+    }
+    const decision = state.next(outcome);
+    if (!decision.retry) {
+      if (failure !== undefined) throw withResult(failure.error, state.result());
+      return withResult(response as AxiosResponse, state.result());
+    }
+    discardResponse(response ?? rejectedResponse(failure?.error), config.responseType);
+    const { signal, release } = waitSignal(config);
+    try {
+      await state.wait(decision, signal);
+    } catch (reason) {
+      // Aborted during the wait: reject at once, as axios would for a request cancelled before it is sent.
+      // Anything else is `onRetry` throwing, which ends the call with its error.
+      throw withResult(cancellation(config) ?? reason, state.result());
+    } finally {
+      release();
+    }
+  }
+}
+
+/** An adapter that retries `setting` (the request's own adapter) under one installation's policy. */
+export function retryingAdapter(setting: AdapterSetting, installation: Installation): AxiosAdapter {
+  const adapter = (config: InternalAxiosRequestConfig) => sendWithRetries(config, setting, installation);
+  return Object.defineProperty(adapter, ORIGINAL, { value: setting }) as RetryingAdapter;
+}

@@ -1,35 +1,45 @@
-import { type DemoContext, fetchCall } from './fetch-client.js';
-import { startFlakyServer } from './flaky-server.js';
+import { axiosClient } from '@backoff/example-axios';
+import { fetchClient } from '@backoff/example-fetch';
+import {
+  type ExampleClient,
+  type ExampleContext,
+  runScenarios,
+  type SummaryRow,
+  startFlakyServer,
+  summaryTable,
+} from '@backoff/example-kit';
+import { runSharedBudget, type SharedBudgetRow } from '@backoff/example-shared-budget';
 
 /** What the demo run produced, for its test. */
 export interface DemoReport {
-  readonly statuses: ReadonlyArray<number | undefined>;
+  readonly summaries: ReadonlyArray<{ readonly client: string; readonly rows: readonly SummaryRow[] }>;
+  readonly sharedBudget: readonly SharedBudgetRow[];
   readonly serverHits: number;
 }
 
+/** The clients the demo runs, each built with the demo's shared options. */
+export function demoClients(context: ExampleContext): ExampleClient[] {
+  return [fetchClient(context.options), axiosClient(context.options)];
+}
+
 /**
- * Runs every demo scenario against one embedded flaky server on 127.0.0.1 and prints a timeline per call.
- * `context.options` reaches every client, so a test can inject a virtual clock.
+ * Runs every client through every scenario against one embedded flaky server on 127.0.0.1, printing a timeline
+ * per call, then the shared-budget example, then a summary table per client.
  */
-export async function runDemo(context: DemoContext): Promise<DemoReport> {
+export async function runDemo(context: ExampleContext): Promise<DemoReport> {
   const server = await startFlakyServer();
   const { log } = context;
   try {
     log(`backoff demo: flaky server on ${server.url} (loopback only)`);
-    server.script('/flaky', [
-      { status: 503 },
-      { status: 503 },
-      { status: 429, headers: { 'retry-after': '1' } },
-      { status: 200 },
-    ]);
-    const statuses = [
-      await fetchCall(
-        context,
-        'withBackoff(fetch)  GET /flaky  (server: 503, 503, 429 Retry-After: 1, 200)',
-        `${server.url}/flaky`,
-      ),
-    ];
-    return { statuses, serverHits: server.hits.length };
+    const summaries = [];
+    for (const client of demoClients(context)) {
+      summaries.push({ client: client.name, rows: await runScenarios(context, server, client) });
+    }
+    const sharedBudget = await runSharedBudget(context, server);
+    for (const { client, rows } of summaries) {
+      for (const line of summaryTable(client, rows)) log(line);
+    }
+    return { summaries, sharedBudget, serverHits: server.hits.length };
   } finally {
     await server.close();
   }

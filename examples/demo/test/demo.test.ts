@@ -2,7 +2,7 @@ import { VirtualClock } from '@backoff/test-utils';
 import { expect, it } from 'vitest';
 import { runDemo } from '../src/demo.js';
 
-it('the demo prints every attempt with its wait and reason, and ends in a 200 after 4 attempts', async () => {
+it('the demo runs every client through every scenario, with exact waits, reasons and server-side counts', async () => {
   const clock = new VirtualClock();
   const lines: string[] = [];
   const report = await runDemo({
@@ -10,13 +10,43 @@ it('the demo prints every attempt with its wait and reason, and ends in a 200 af
     options: { baseDelay: 250, maxDelay: 2000, random: () => 0.5, timers: clock.timers, now: clock.now },
     now: clock.now,
   });
-  expect(report).toEqual({ statuses: [200], serverHits: 4 });
-  // Full jitter at 0.5: 125, 250; then the server's 1 s plus 0.5 x 200 ms of jitter.
-  expect(clock.waits).toEqual([125, 250, 1100]);
-  const rows = lines.filter((line) => /^ {2}\d/.test(line));
-  expect(rows).toHaveLength(4);
-  expect(rows[0]).toMatch(/503 Service Unavailable\s+wait 125 ms \(status\)/);
-  expect(rows[2]).toMatch(/429 Too Many Requests\s+wait 1\.10 s \(status, server asked 1\.00 s\)/);
-  expect(rows[3]).toMatch(/200 OK\s+stop \(success\)/);
-  expect(lines.at(-1)).toBe('  -> 200 after 4 attempt(s), 1.48 s waited');
+
+  const expected = (rejected: string) => [
+    { outcome: '200', attempts: 4, serverHits: 4, keys: 0, waited: 1475 },
+    { outcome: '200', attempts: 2, serverHits: 2, keys: 0, waited: 125 },
+    { outcome: `503${rejected}`, attempts: 1, serverHits: 1, keys: 0, waited: 0 },
+    // The auto key: the server saw one key, on both attempts.
+    { outcome: '201', attempts: 2, serverHits: 2, keys: 1, waited: 125 },
+  ];
+  expect(report.summaries.map(({ client }) => client)).toEqual([
+    'fetch + withBackoff',
+    'axios + axios-backoff',
+  ]);
+  expect(report.summaries[0]?.rows).toMatchObject(expected(''));
+  expect(report.summaries[1]?.rows).toMatchObject(expected(' (rejected)'));
+
+  // The shared budget: axios spends 3 of the 4 tokens, fetch the last one, then nobody retries.
+  expect(report.sharedBudget.map(({ attempts, reason }) => [attempts, reason])).toEqual([
+    [4, 'retries-exhausted'],
+    [2, 'budget-exhausted'],
+    [1, 'budget-exhausted'],
+    [1, 'budget-exhausted'],
+    [1, 'success'],
+    [1, 'success'],
+  ]);
+
+  // Full jitter at 0.5 gives 125, 250, ...; the 429's 1 s floor gets 0.5 x 200 ms of jitter.
+  const perClient = [125, 250, 1100, 125, 125];
+  expect(clock.waits).toEqual([...perClient, ...perClient, 125, 250, 500, 125]);
+  expect(clock.pendingCount).toBe(0);
+
+  const flaky = lines.slice(lines.findIndex((line) => line.includes('/fetch/1')));
+  expect(flaky[2]).toMatch(/503 Service Unavailable\s+wait 125 ms \(status\)$/);
+  expect(flaky[4]).toMatch(/429 Too Many Requests\s+wait 1\.10 s \(status, server asked 1\.00 s\)$/);
+  expect(flaky[5]).toMatch(/200 OK\s+stop \(success\)$/);
+  expect(flaky[6]).toBe('  -> 200 after 4 attempt(s), 1.48 s waited');
+  expect(lines.some((line) => /socket reset\s+wait 125 ms \(network-error\)/.test(line))).toBe(true);
+  expect(lines.some((line) => /503 Service Unavailable\s+stop \(method-not-idempotent\)/.test(line))).toBe(
+    true,
+  );
 });

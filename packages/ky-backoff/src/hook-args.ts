@@ -1,0 +1,56 @@
+// ky 2 passes every hook one state object; ky 1 passes `beforeRequest`, `afterResponse` and `beforeError` their
+// arguments one by one. These read either shape into one view, so each hook is written once.
+
+/** The fields of ky's normalized options that the hooks read (ky strips its own options from them in 2.x). */
+export interface HookOptions {
+  readonly context?: unknown;
+  readonly body?: unknown;
+  readonly backoff?: unknown;
+  readonly retry?: unknown;
+}
+
+export interface RequestHookView {
+  readonly request: Request;
+  readonly options: HookOptions;
+}
+
+export interface ResponseHookView extends RequestHookView {
+  readonly response: Response;
+}
+
+function isStateObject(args: readonly unknown[]): args is [Record<string, unknown>] {
+  return args.length === 1 && typeof args[0] === 'object' && args[0] !== null && 'options' in args[0];
+}
+
+/** `beforeRequest({request, options})` (2.x) or `beforeRequest(request, options, state)` (1.x). */
+export function requestHookView(args: readonly unknown[]): RequestHookView {
+  if (isStateObject(args)) return args[0] as unknown as RequestHookView;
+  return { request: args[0] as Request, options: (args[1] ?? {}) as HookOptions };
+}
+
+/** `afterResponse({request, options, response})` (2.x) or `afterResponse(request, options, response)` (1.x). */
+export function responseHookView(args: readonly unknown[]): ResponseHookView {
+  if (isStateObject(args)) return args[0] as unknown as ResponseHookView;
+  return {
+    request: args[0] as Request,
+    options: (args[1] ?? {}) as HookOptions,
+    response: args[2] as Response,
+  };
+}
+
+/**
+ * `beforeError({error, options})` (2.x, every final error) or `beforeError(error, state)` (1.x, HTTPError only,
+ * whose `options` are the request's).
+ */
+export function errorHookView(args: readonly unknown[]): {
+  readonly error: unknown;
+  readonly context: unknown;
+} {
+  if (isStateObject(args)) {
+    const state = args[0] as { error: unknown; options: HookOptions };
+    return { error: state.error, context: state.options.context };
+  }
+  const error = args[0];
+  const options = (error as { options?: HookOptions } | null)?.options;
+  return { error, context: options?.context };
+}

@@ -1,0 +1,3 @@
+import { backoffProject } from '../../vitest.shared.ts';
+
+export default backoffProject('ky-backoff');

@@ -8,6 +8,7 @@ import {
   startFlakyServer,
   summaryTable,
 } from '@backoff/example-kit';
+import { kyClient } from '@backoff/example-ky';
 import { runSharedBudget, type SharedBudgetRow } from '@backoff/example-shared-budget';
 
 /** What the demo run produced, for its test. */
@@ -19,7 +20,7 @@ export interface DemoReport {
 
 /** The clients the demo runs, each built with the demo's shared options. */
 export function demoClients(context: ExampleContext): ExampleClient[] {
-  return [fetchClient(context.options), axiosClient(context.options)];
+  return [fetchClient(context.options), axiosClient(context.options), kyClient(context.options)];
 }
 
 /**

@@ -21,9 +21,11 @@ it('the demo runs every client through every scenario, with exact waits, reasons
   expect(report.summaries.map(({ client }) => client)).toEqual([
     'fetch + withBackoff',
     'axios + axios-backoff',
+    'ky + ky-backoff',
   ]);
   expect(report.summaries[0]?.rows).toMatchObject(expected(''));
   expect(report.summaries[1]?.rows).toMatchObject(expected(' (rejected)'));
+  expect(report.summaries[2]?.rows).toMatchObject(expected(' (rejected)'));
 
   // The shared budget: axios spends 3 of the 4 tokens, fetch the last one, then nobody retries.
   expect(report.sharedBudget.map(({ attempts, reason }) => [attempts, reason])).toEqual([
@@ -37,7 +39,7 @@ it('the demo runs every client through every scenario, with exact waits, reasons
 
   // Full jitter at 0.5 gives 125, 250, ...; the 429's 1 s floor gets 0.5 x 200 ms of jitter.
   const perClient = [125, 250, 1100, 125, 125];
-  expect(clock.waits).toEqual([...perClient, ...perClient, 125, 250, 500, 125]);
+  expect(clock.waits).toEqual([...perClient, ...perClient, ...perClient, 125, 250, 500, 125]);
   expect(clock.pendingCount).toBe(0);
 
   const flaky = lines.slice(lines.findIndex((line) => line.includes('/fetch/1')));

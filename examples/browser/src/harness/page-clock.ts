@@ -1,0 +1,82 @@
+import type { TimerProvider } from 'backoff-core';
+
+interface Pending {
+  readonly due: number;
+  readonly ms: number;
+  readonly callback: () => void;
+}
+
+/**
+ * Runs `callback` as a macrotask, as Node's setImmediate would. A MessageChannel is not a timer, so neither the
+ * 4 ms clamp of nested setTimeouts nor a fake clock installed in the page can delay it.
+ */
+function macrotask(callback: () => void): void {
+  const channel = new MessageChannel();
+  channel.port1.onmessage = () => {
+    channel.port1.close();
+    callback();
+  };
+  channel.port2.postMessage(undefined);
+}
+
+/**
+ * The page's twin of test-utils' VirtualClock (which needs Node's setImmediate): `timers` and `now` to inject,
+ * every wait recorded exactly in `waits`. In `auto` mode a wait ends at once in real time while virtual time
+ * moves by its length; with `auto = false` waits stay pending until `advance()`, for abort cases.
+ */
+export class PageClock {
+  #now: number;
+  readonly #pending = new Set<Pending>();
+  readonly #waiters: Array<(ms: number) => void> = [];
+  /** Every wait requested, in order, in ms. */
+  readonly waits: number[] = [];
+  auto = true;
+
+  constructor(start = Date.UTC(2026, 11, 2, 12, 0, 0)) {
+    this.#now = start;
+  }
+
+  readonly now = (): number => this.#now;
+
+  readonly timers: TimerProvider = {
+    setTimeout: (callback, ms) => {
+      const timer: Pending = { due: this.#now + ms, ms, callback };
+      this.waits.push(ms);
+      this.#pending.add(timer);
+      for (const resolve of this.#waiters.splice(0)) resolve(ms);
+      // A macrotask, not a microtask: the client's XHR / fetch callbacks get to run between attempts.
+      if (this.auto) macrotask(() => this.#fire(timer));
+      return timer;
+    },
+    clearTimeout: (handle) => {
+      this.#pending.delete(handle as Pending);
+    },
+  };
+
+  #fire(timer: Pending): void {
+    if (!this.#pending.delete(timer)) return;
+    this.#now = Math.max(this.#now, timer.due);
+    timer.callback();
+  }
+
+  /** Timers set and neither fired nor cleared: must be 0 after every call (no leaked timers). */
+  get pendingCount(): number {
+    return this.#pending.size;
+  }
+
+  /** Moves virtual time by `ms`, firing the timers that fall due. */
+  advance(ms: number): void {
+    const target = this.#now + ms;
+    for (const timer of [...this.#pending].sort((a, b) => a.due - b.due)) {
+      if (timer.due <= target) this.#fire(timer);
+    }
+    this.#now = target;
+  }
+
+  /** Resolves with the wait's length when the next wait starts (or the pending one, if there is one). */
+  nextWait(): Promise<number> {
+    const [first] = this.#pending;
+    if (first) return Promise.resolve(first.ms);
+    return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+}

@@ -1,0 +1,277 @@
+import type { Agent } from 'node:http';
+import axios, {
+  type AxiosAdapter,
+  type AxiosInstance,
+  type CreateAxiosDefaults,
+  type InternalAxiosRequestConfig,
+} from 'axios';
+import { axiosBackoff } from 'axios-backoff';
+import axiosRetry from 'axios-retry';
+import { type BackoffOptions, withBackoff } from 'backoff-core';
+import ky, { isHTTPError, type KyInstance, type Options as KyOptions } from 'ky';
+import { kyBackoff } from 'ky-backoff';
+import * as rax from 'retry-axios';
+import type { FetchFn } from './mock-transport.js';
+
+/** Which client a variant is built on: its ratios are taken against that client used bare. */
+export type Family = 'axios' | 'ky' | 'fetch';
+
+/** Where a variant's requests go: axios's adapter (or agent), and the fetch that ky and withBackoff call. */
+export interface Transport {
+  readonly axiosAdapter?: AxiosAdapter | undefined;
+  /** A keep-alive agent for axios's http adapter (the loopback server). */
+  readonly httpAgent?: Agent | undefined;
+  readonly fetch?: FetchFn | undefined;
+}
+
+/** One logical GET: resolves with the final status (2xx, or the status of the final HTTP error). */
+export interface Client {
+  get(url: string): Promise<number>;
+}
+
+/** A library in one configuration. */
+export interface Variant {
+  readonly id: string;
+  readonly name: string;
+  readonly family: Family;
+  /** The configuration, in the library's own terms. */
+  readonly config: string;
+  /** Retries this configuration makes at most; 0 for a bare client. */
+  readonly retries: number;
+  /**
+   * Builds a fresh client (its own instance, so its own budget). `backoff` is laid over the options of the
+   * backoff variants only (the memory measure lifts the budget's reserve so that N requests can all park).
+   */
+  create(transport: Transport, backoff?: BackoffOptions): Client;
+}
+
+function axiosInstance(transport: Transport, extra: CreateAxiosDefaults = {}): AxiosInstance {
+  const config: CreateAxiosDefaults = { ...extra };
+  if (transport.axiosAdapter) config.adapter = transport.axiosAdapter;
+  if (transport.httpAgent) config.httpAgent = transport.httpAgent;
+  return axios.create(config);
+}
+
+function axiosClient(instance: AxiosInstance): Client {
+  return {
+    get: (url) =>
+      instance.get(url).then(
+        (response) => response.status,
+        (error: unknown) => {
+          if (axios.isAxiosError(error) && error.response) return error.response.status;
+          throw error;
+        },
+      ),
+  };
+}
+
+function kyInstance(transport: Transport, extra: KyOptions = {}): KyInstance {
+  return transport.fetch ? ky.create({ ...extra, fetch: transport.fetch }) : ky.create(extra);
+}
+
+function kyClient(instance: KyInstance): Client {
+  return {
+    get: (url) =>
+      instance.get(url).then(
+        async (response) => {
+          await response.arrayBuffer();
+          return response.status;
+        },
+        (error: unknown) => {
+          if (isHTTPError(error)) return error.response.status;
+          throw error;
+        },
+      ),
+  };
+}
+
+function fetchClient(fetchFn: FetchFn): Client {
+  return {
+    get: async (url) => {
+      const response = await fetchFn(url);
+      await response.arrayBuffer();
+      return response.status;
+    },
+  };
+}
+
+// Looked up per call, so that a fetch mocked later is used (and the real one reaches the loopback server).
+const globalFetch: FetchFn = (input, init) => globalThis.fetch(input, init);
+
+export const axiosBare: Variant = {
+  id: 'axios',
+  name: 'axios',
+  family: 'axios',
+  config: 'no retries',
+  retries: 0,
+  create: (transport) => axiosClient(axiosInstance(transport)),
+};
+
+export const axiosWithBackoff: Variant = {
+  id: 'axios-backoff',
+  name: 'axios + axios-backoff',
+  family: 'axios',
+  config: 'defaults (retries 3, budget on)',
+  retries: 3,
+  create: (transport, backoff) => {
+    const instance = axiosInstance(transport);
+    axiosBackoff(instance, backoff);
+    return axiosClient(instance);
+  },
+};
+
+export const axiosWithBackoffNoBudget: Variant = {
+  id: 'axios-backoff-no-budget',
+  name: 'axios + axios-backoff',
+  family: 'axios',
+  config: 'retries 3, budget: false',
+  retries: 3,
+  create: (transport, backoff) => {
+    const instance = axiosInstance(transport);
+    axiosBackoff(instance, { ...backoff, budget: false });
+    return axiosClient(instance);
+  },
+};
+
+export const axiosWithAxiosRetry: Variant = {
+  id: 'axios-retry',
+  name: 'axios + axios-retry',
+  family: 'axios',
+  config: 'defaults (retries 3, no delay)',
+  retries: 3,
+  create: (transport) => {
+    const instance = axiosInstance(transport);
+    axiosRetry(instance);
+    return axiosClient(instance);
+  },
+};
+
+export const axiosWithRetryAxios: Variant = {
+  id: 'retry-axios',
+  name: 'axios + retry-axios',
+  family: 'axios',
+  config: 'defaults (retry 3, exponential 100 ms)',
+  retries: 3,
+  create: (transport) => {
+    const instance = axiosInstance(transport);
+    rax.attach(instance);
+    return axiosClient(instance);
+  },
+};
+
+export const kyDefaults: Variant = {
+  id: 'ky',
+  name: 'ky',
+  family: 'ky',
+  config: 'defaults (built-in retry, limit 2)',
+  retries: 2,
+  create: (transport) => kyClient(kyInstance(transport)),
+};
+
+export const kyNoRetry: Variant = {
+  id: 'ky-retry-0',
+  name: 'ky',
+  family: 'ky',
+  config: 'retry: 0',
+  retries: 0,
+  create: (transport) => kyClient(kyInstance(transport, { retry: 0 })),
+};
+
+export const kyRetry3: Variant = {
+  id: 'ky-retry-3',
+  name: 'ky',
+  family: 'ky',
+  config: 'retry: 3 (built-in)',
+  retries: 3,
+  create: (transport) => kyClient(kyInstance(transport, { retry: 3 })),
+};
+
+export const kyWithBackoff: Variant = {
+  id: 'ky-backoff',
+  name: 'ky + ky-backoff',
+  family: 'ky',
+  config: 'defaults (retries 3, budget on)',
+  retries: 3,
+  create: (transport, backoff) => kyClient(kyBackoff(kyInstance(transport), backoff)),
+};
+
+export const kyWithBackoffNoBudget: Variant = {
+  id: 'ky-backoff-no-budget',
+  name: 'ky + ky-backoff',
+  family: 'ky',
+  config: 'retries 3, budget: false',
+  retries: 3,
+  create: (transport, backoff) => kyClient(kyBackoff(kyInstance(transport), { ...backoff, budget: false })),
+};
+
+export const fetchBare: Variant = {
+  id: 'fetch',
+  name: 'fetch',
+  family: 'fetch',
+  config: 'no retries',
+  retries: 0,
+  create: (transport) => fetchClient(transport.fetch ?? globalFetch),
+};
+
+export const fetchWithBackoff: Variant = {
+  id: 'with-backoff',
+  name: 'fetch + withBackoff',
+  family: 'fetch',
+  config: 'defaults (retries 3, budget on)',
+  retries: 3,
+  create: (transport, backoff) => fetchClient(withBackoff(transport.fetch ?? globalFetch, backoff)),
+};
+
+/**
+ * The floor of any adapter-level retry for axios: a synchronous request interceptor that wraps the request's
+ * adapter in an async pass-through, as axios-backoff does, with no retry logic at all.
+ */
+export const axiosPassThrough: Variant = {
+  id: 'axios-pass-through',
+  name: 'axios + pass-through adapter',
+  family: 'axios',
+  config: 'floor: empty async adapter wrapper',
+  retries: 0,
+  create: (transport) => {
+    const instance = axiosInstance(transport);
+    const getAdapter = axios.getAdapter as (
+      setting: unknown,
+      config: InternalAxiosRequestConfig,
+    ) => AxiosAdapter;
+    instance.interceptors.request.use(
+      (config) => {
+        const adapter = getAdapter(config.adapter ?? axios.defaults.adapter, config);
+        config.adapter = async (request) => adapter(request);
+        return config;
+      },
+      null,
+      { synchronous: true },
+    );
+    return axiosClient(instance);
+  },
+};
+
+/** The floor of any hook-based retry for ky: the four hooks ky-backoff registers, each doing nothing. */
+export const kyNoopHooks: Variant = {
+  id: 'ky-noop-hooks',
+  name: 'ky + no-op hooks',
+  family: 'ky',
+  config: 'floor: init, beforeRequest, afterResponse, beforeError',
+  retries: 2,
+  create: (transport) =>
+    kyClient(
+      kyInstance(transport, {
+        hooks: {
+          init: [() => {}],
+          beforeRequest: [() => {}],
+          afterResponse: [async () => undefined],
+          beforeError: [({ error }) => error],
+        },
+      }),
+    ),
+};
+
+/** A second, identical bare client: its ratio to the first shows how much of a difference is noise. */
+export function control(variant: Variant): Variant {
+  return { ...variant, id: `${variant.id}-control`, name: `${variant.name} (A/A control)` };
+}

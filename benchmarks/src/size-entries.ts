@@ -1,0 +1,58 @@
+/**
+ * The bundles that are measured and budgeted: shared by the size measure (src/size.ts) and by size-limit
+ * (.size-limit.ts, which Node loads directly: so this file imports nothing and uses only erasable TypeScript).
+ * Paths are relative to benchmarks/. `budget` is in size-limit's own count (min+gzip bytes, less the 32 bytes
+ * it subtracts for esbuild's empty-project output); entries without one are measured only. Budgets are the
+ * measured size plus about 1.5%, so that growth fails `pnpm test`: raise one only with a reason (and a new
+ * `pnpm bench` run for RESULTS.md).
+ */
+export interface SizeEntry {
+  readonly name: string;
+  readonly path: string;
+  /** Imports left out of the bundle (the client itself: it is the user's, a peer dependency). */
+  readonly external: readonly string[];
+  readonly budget?: number;
+}
+
+export const SIZE_ENTRIES: readonly SizeEntry[] = [
+  {
+    name: 'axios-backoff (with backoff-core)',
+    path: '../packages/axios-backoff/src/index.ts',
+    external: ['axios'],
+    budget: 6990,
+  },
+  {
+    name: 'ky-backoff (with backoff-core)',
+    path: '../packages/ky-backoff/src/index.ts',
+    external: ['ky'],
+    budget: 7120,
+  },
+  { name: 'backoff-core', path: '../packages/backoff-core/src/index.ts', external: [], budget: 6000 },
+  // The adapters' own code alone: what they would weigh on top of a core the page already has.
+  {
+    name: 'axios-backoff alone (core external)',
+    path: '../packages/axios-backoff/src/index.ts',
+    external: ['axios', 'backoff-core'],
+  },
+  {
+    name: 'ky-backoff alone (core external)',
+    path: '../packages/ky-backoff/src/index.ts',
+    external: ['ky', 'backoff-core'],
+  },
+  { name: 'axios-retry 4.5.0', path: 'node_modules/axios-retry/dist/esm/index.js', external: ['axios'] },
+  { name: 'retry-axios 4.0.3', path: 'node_modules/retry-axios/build/src/index.js', external: ['axios'] },
+];
+
+/** The adapters' target (issue 7): each adapter with its core at most this many bytes min+gzip. */
+export const ADAPTER_TARGET_BYTES = 2000;
+
+/**
+ * The esbuild options of every measured bundle, on top of size-limit's own (bundle, minify, tree-shaking): an
+ * ES module for browsers, workspace packages resolved to their TypeScript sources (nothing needs building).
+ */
+export const ESBUILD_OPTIONS = {
+  format: 'esm',
+  platform: 'browser',
+  target: 'es2022',
+  conditions: ['@backoff/source'],
+} as const;

@@ -1,0 +1,122 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import sizeLimitChecks from '../.size-limit.ts';
+import { AMPLIFICATION_VARIANTS, FAILURE_RATES } from '../src/amplification.js';
+import { MEMORY_SUBJECTS } from '../src/memory.js';
+import { OVERHEAD_VARIANTS } from '../src/overhead.js';
+import { renderResults } from '../src/results.js';
+import { SIZE_ENTRIES } from '../src/size-entries.js';
+import { spread } from '../src/stats.js';
+import { type BenchReport, QUICK, runSuite } from '../src/suite.js';
+
+// Every measure at a tiny size: this checks that the bench runs and what its output looks like, never how
+// fast anything is (the numbers of a real run are in RESULTS.md).
+const realSetTimeout = globalThis.setTimeout;
+let report: BenchReport;
+
+beforeAll(async () => {
+  report = await runSuite(QUICK, undefined, 'pnpm bench --quick');
+});
+
+describe('the bench at a tiny size', () => {
+  it('measures the success-path overhead of every client, on the loopback and in-process', () => {
+    for (const result of [report.overhead, report.overheadInProcess]) {
+      expect(result?.rows.map((row) => row.variant.id)).toEqual(
+        OVERHEAD_VARIANTS.map((variant) => variant.id),
+      );
+      for (const row of result?.rows ?? []) {
+        expect(row.cpuUs.n).toBe(QUICK.overhead.rounds);
+        expect(row.cpuUs.median).toBeGreaterThan(0);
+        expect(Number.isFinite(row.ratio.median)).toBe(true);
+      }
+      expect(result?.rows.filter((row) => row.isBaseline).map((row) => row.variant.id)).toEqual([
+        'axios',
+        'ky',
+        'fetch',
+      ]);
+    }
+    expect(report.overhead?.server).toBe('loopback');
+    expect(report.overheadInProcess?.server).toBe('in-process');
+  });
+
+  it('times each decision and parseRetryAfter case in ns', () => {
+    const rows = report.decision?.rows ?? [];
+    expect(rows.length).toBeGreaterThanOrEqual(10);
+    expect(new Set(rows.map((row) => row.group))).toEqual(new Set(['decision', 'parseRetryAfter']));
+    for (const row of rows) expect(Number.isFinite(row.ns.median)).toBe(true);
+  });
+
+  it('counts attempts on the server side, with every wait instant and no timer left behind', () => {
+    const rows = report.amplification?.rows ?? [];
+    expect(rows.map((row) => row.variant.id)).toEqual(AMPLIFICATION_VARIANTS.map((variant) => variant.id));
+    const at = (id: string, rate: number) =>
+      rows.find((row) => row.variant.id === id)?.cells.find((cell) => cell.rate === rate);
+    const requests = QUICK.amplification.requests ?? 0;
+    for (const rate of FAILURE_RATES) {
+      // Harness checks, not benchmarks: these follow from each library's documented defaults.
+      expect(at('axios', rate)?.attemptsPerRequest).toBe(1);
+      expect(at('ky-retry-0', rate)?.attemptsPerRequest).toBe(1);
+    }
+    expect(at('axios', 1)?.successRate).toBe(0);
+    expect(at('axios-retry', 1)?.attemptsPerRequest).toBe(4);
+    expect(at('retry-axios', 1)?.attemptsPerRequest).toBe(4);
+    expect(at('ky', 1)?.attemptsPerRequest).toBe(3);
+    expect(at('ky-backoff-no-budget', 1)?.attemptsPerRequest).toBe(4);
+    // The default budget's reserve of 20 retries is all a total outage gets.
+    expect(at('axios-backoff', 1)?.attemptsPerRequest).toBeCloseTo((requests + 20) / requests, 10);
+    expect(at('with-backoff', 1)?.attemptsPerRequest).toBeCloseTo((requests + 20) / requests, 10);
+    // retry-axios's default waits (50 + 150 + 350 ms) went through the virtual clock, not real time.
+    expect(at('retry-axios', 1)?.waitPerRequestMs).toBe(550);
+    expect(globalThis.setTimeout).toBe(realSetTimeout);
+  });
+
+  it('bundles each package with its core, the client left out, and budgets the backoff ones', () => {
+    const rows = report.size?.rows ?? [];
+    expect(rows.map((row) => row.entry.name)).toEqual(SIZE_ENTRIES.map((entry) => entry.name));
+    for (const row of rows) {
+      expect(row.gzipBytes).toBeGreaterThan(0);
+      expect(row.gzipBytes).toBeLessThan(row.minBytes);
+      expect(row.modules.some((share) => /^(?:axios|ky)\//.test(share.module))).toBe(false);
+    }
+    const withCore = rows.filter((row) => row.entry.name.includes('(with backoff-core)'));
+    expect(withCore).toHaveLength(2);
+    for (const row of withCore) {
+      expect(row.modules.some((share) => share.module.startsWith('backoff-core/src/'))).toBe(true);
+    }
+    expect(sizeLimitChecks.map((check) => check.name)).toEqual(
+      SIZE_ENTRIES.filter((entry) => entry.budget !== undefined).map((entry) => entry.name),
+    );
+    for (const check of sizeLimitChecks) expect(check.limit).toMatch(/^[1-9]\d* B$/);
+  });
+
+  it('measures retained heap per parked request for every subject', () => {
+    const rows = report.memory?.rows ?? [];
+    expect(rows).toHaveLength(MEMORY_SUBJECTS.length);
+    for (const row of rows) expect(Number.isFinite(row.bytesPerRequest)).toBe(true);
+    expect(globalThis.setTimeout).toBe(realSetTimeout);
+  });
+
+  it('renders RESULTS.md with the machine, the targets and one section per measure', () => {
+    const markdown = renderResults(report);
+    expect(markdown).toContain('Command: `pnpm bench --quick`');
+    expect(markdown).toContain(`Node ${process.version}`);
+    for (const heading of [
+      '## Targets',
+      '## 1. Success-path overhead',
+      '## 2. Decision cost',
+      '## 3. Amplification',
+      '## 4. Size',
+      '## 5. Memory',
+    ]) {
+      expect(markdown).toContain(heading);
+    }
+    expect(markdown).toMatch(
+      /axios-backoff with its core: [\d,]+ B min\+gzip: target ≤ 2,000 B (met|missed)/,
+    );
+  });
+});
+
+describe('spread', () => {
+  it('gives the median, quartiles and extremes of the rounds', () => {
+    expect(spread([4, 1, 3, 2])).toEqual({ median: 2.5, q1: 1.75, q3: 3.25, min: 1, max: 4, n: 4 });
+  });
+});

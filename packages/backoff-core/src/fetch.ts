@@ -3,8 +3,14 @@ import type { BackoffOptions } from './options.js';
 import { classifyError, type Outcome } from './outcome.js';
 import { attachResult } from './result.js';
 
+/**
+ * What fetch takes as its first argument. Spelled out rather than the DOM's `RequestInfo | URL`: `RequestInfo`
+ * exists only with `lib: ["dom"]`, and the declarations must also compile in a Node project with @types/node.
+ */
+export type FetchInput = string | URL | Request;
+
 /** The shape of `fetch`: what `withBackoff` takes and returns. */
-export type FetchLike = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
+export type FetchLike = (input: FetchInput, init?: RequestInit) => Promise<Response>;
 
 /** fetch's init, plus the per-request override: options to lay over the wrapper's, or `false` for no retries. */
 export interface BackoffRequestInit extends RequestInit {
@@ -13,10 +19,7 @@ export interface BackoffRequestInit extends RequestInit {
 }
 
 /** A fetch with retries; `backoff` is the policy it runs on (its options and budget). */
-export type FetchWithBackoff = ((
-  input: RequestInfo | URL,
-  init?: BackoffRequestInit,
-) => Promise<Response>) & {
+export type FetchWithBackoff = ((input: FetchInput, init?: BackoffRequestInit) => Promise<Response>) & {
   readonly backoff: Backoff;
 };
 
@@ -30,7 +33,7 @@ function replayable(body: RequestInit['body'] | undefined): boolean {
   return !(Symbol.asyncIterator in (body as object));
 }
 
-function urlOf(input: RequestInfo | URL): string {
+function urlOf(input: FetchInput): string {
   if (typeof input === 'string') return input;
   return input instanceof URL ? input.href : input.url;
 }
@@ -49,10 +52,7 @@ export function withBackoff(fetchFn?: FetchLike, options?: BackoffOptions): Fetc
   // Looked up per call (not captured), so a fetch mocked after wrapping is still used.
   const send: FetchLike = fetchFn ?? ((input, init) => globalThis.fetch(input, init));
 
-  const fetchWithBackoff = async (
-    input: RequestInfo | URL,
-    options?: BackoffRequestInit,
-  ): Promise<Response> => {
+  const fetchWithBackoff = async (input: FetchInput, options?: BackoffRequestInit): Promise<Response> => {
     let init: RequestInit | undefined = options;
     let call = policy;
     if (options !== undefined && 'backoff' in options) {

@@ -1,0 +1,175 @@
+// Type tests of the public API, checked by vitest's typechecker (tsc) and the package's `typecheck`: nothing here
+// runs. Each `@ts-expect-error` is an assertion that a misuse is a compile-time error.
+import {
+  type Backoff,
+  type BackoffOptions,
+  type BackoffResult,
+  createBackoff,
+  type Decision,
+  type ErrorKind,
+  type FetchWithBackoff,
+  getBackoffResult,
+  type Jitter,
+  type Outcome,
+  parseRetryAfter,
+  RetryBudget,
+  type RetryEvent,
+  type RetryReason,
+  type RetryState,
+  type ShouldRetryContext,
+  type StopReason,
+  withBackoff,
+} from 'backoff-core';
+import { describe, expectTypeOf, it } from 'vitest';
+
+describe('options', () => {
+  it('accepts every documented option with its type', () => {
+    const options = {
+      retries: 3,
+      baseDelay: 1000,
+      maxDelay: 30_000,
+      factor: 2,
+      jitter: 'decorrelated',
+      statusCodes: [503],
+      methods: ['GET', 'POST'],
+      idempotencyKeyHeader: 'Idempotency-Key',
+      idempotencyKey: () => '"key"',
+      maxRetryAfter: 60_000,
+      deadline: 10_000,
+      retryOnTimeout: false,
+      budget: { reserve: 5, ratio: 0.2 },
+      shouldRetry: ({ status }) => (status === 501 ? true : undefined),
+      onRetry: (event) => expectTypeOf(event).toEqualTypeOf<RetryEvent>(),
+      random: () => 0.5,
+      now: () => 0,
+      timers: { setTimeout: (callback, ms) => setTimeout(callback, ms), clearTimeout: () => {} },
+    } satisfies BackoffOptions;
+    expectTypeOf(createBackoff(options)).toEqualTypeOf<Backoff>();
+    expectTypeOf(createBackoff()).toEqualTypeOf<Backoff>();
+    // exactOptionalPropertyTypes: an explicit `undefined` keeps the default, so it must be allowed.
+    createBackoff({ retries: undefined, budget: undefined, deadline: undefined });
+    createBackoff({ budget: false, idempotencyKey: 'auto' });
+    createBackoff({ budget: new RetryBudget() });
+    expectTypeOf<Jitter>().toEqualTypeOf<'full' | 'equal' | 'decorrelated' | 'none'>();
+  });
+
+  it('rejects wrong option types and unknown names', () => {
+    // @ts-expect-error `retries` is a number
+    createBackoff({ retries: '3' });
+    // @ts-expect-error not a jitter
+    createBackoff({ jitter: 'half' });
+    // @ts-expect-error `idempotencyKey` is 'auto', a function or false, not true
+    createBackoff({ idempotencyKey: true });
+    // @ts-expect-error `budget` is a RetryBudget, its options or false, not true
+    createBackoff({ budget: true });
+    // @ts-expect-error a typo of `retries`
+    createBackoff({ retry: 3 });
+    // @ts-expect-error `shouldRetry` returns boolean | undefined
+    createBackoff({ shouldRetry: () => 'yes' });
+    // @ts-expect-error `statusCodes` are numbers
+    createBackoff({ statusCodes: ['503'] });
+    // @ts-expect-error budget options are `reserve` and `ratio`
+    new RetryBudget({ size: 10 });
+  });
+
+  it('gives `shouldRetry` the outcome and the default verdict', () => {
+    createBackoff({
+      shouldRetry: (context) => {
+        expectTypeOf(context).toEqualTypeOf<ShouldRetryContext>();
+        expectTypeOf(context.attempt).toBeNumber();
+        expectTypeOf(context.status).toEqualTypeOf<number | undefined>();
+        expectTypeOf(context.retryable).toBeBoolean();
+        expectTypeOf(context.outcome).toEqualTypeOf<Outcome>();
+        return undefined;
+      },
+    });
+  });
+});
+
+describe('events', () => {
+  it('passes `onRetry` a RetryEvent with every documented field', () => {
+    expectTypeOf<RetryEvent>().toEqualTypeOf<{
+      readonly retry: number;
+      readonly retries: number;
+      readonly delay: number;
+      readonly serverDelay: number | undefined;
+      readonly reason: RetryReason;
+      readonly method: string;
+      readonly url: string | undefined;
+      readonly status: number | undefined;
+      readonly error: unknown;
+    }>();
+    expectTypeOf<RetryReason>().toEqualTypeOf<
+      | 'status'
+      | 'idempotency-conflict'
+      | 'payload-too-large-with-timing'
+      | 'network-error'
+      | 'timeout'
+      | 'should-retry'
+    >();
+  });
+});
+
+describe('decisions and the retry state', () => {
+  it('narrows a Decision on `retry`', () => {
+    const state = createBackoff().start({ method: 'POST', url: '/x', headers: { 'idempotency-key': '"k"' } });
+    expectTypeOf(state).toEqualTypeOf<RetryState>();
+    const decision = state.next({ type: 'response', status: 503, headers: new Headers() });
+    expectTypeOf(decision).toEqualTypeOf<Decision>();
+    if (decision.retry) {
+      expectTypeOf(decision.delay).toBeNumber();
+      expectTypeOf(decision.reason).toEqualTypeOf<RetryReason>();
+    } else {
+      expectTypeOf(decision.reason).toEqualTypeOf<StopReason>();
+      // @ts-expect-error a stop has no delay
+      decision.delay;
+    }
+    expectTypeOf(state.wait).parameter(1).toEqualTypeOf<AbortSignal | null | undefined>();
+  });
+
+  it('types an outcome: a response, or an error of a known kind', () => {
+    expectTypeOf<ErrorKind>().toEqualTypeOf<'network' | 'timeout' | 'abort' | 'tls' | 'unknown'>();
+    const state = createBackoff().start();
+    state.next({ type: 'error', kind: 'network', error: new TypeError('fetch failed') });
+    // @ts-expect-error not an error kind
+    state.next({ type: 'error', kind: 'dns', error: null });
+    // @ts-expect-error a response needs its status
+    state.next({ type: 'response' });
+  });
+});
+
+describe('results on responses and errors', () => {
+  it('reads a BackoffResult from anything', () => {
+    expectTypeOf(getBackoffResult).parameter(0).toBeUnknown();
+    expectTypeOf(getBackoffResult(new Response())).toEqualTypeOf<BackoffResult | undefined>();
+    expectTypeOf<BackoffResult>().toEqualTypeOf<{
+      readonly attempts: number;
+      readonly totalDelay: number;
+      readonly reason: StopReason | RetryReason;
+      readonly serverDelay: number | undefined;
+    }>();
+  });
+});
+
+describe('withBackoff and parseRetryAfter', () => {
+  it('is a fetch with a per-request `backoff` override', async () => {
+    const fetchWithBackoff = withBackoff(fetch, { retries: 2 });
+    expectTypeOf(fetchWithBackoff).toEqualTypeOf<FetchWithBackoff>();
+    expectTypeOf(fetchWithBackoff.backoff).toEqualTypeOf<Backoff>();
+    expectTypeOf(await fetchWithBackoff('https://example.test')).toEqualTypeOf<Response>();
+    await fetchWithBackoff(new URL('https://example.test'), { backoff: { retries: 1 }, method: 'PUT' });
+    await fetchWithBackoff('https://example.test', { backoff: false });
+    // @ts-expect-error `backoff` is options or false
+    await fetchWithBackoff('https://example.test', { backoff: true });
+    // @ts-expect-error the wrapped function must be fetch-like
+    withBackoff((url: number) => url);
+  });
+
+  it('returns milliseconds or undefined', () => {
+    expectTypeOf(parseRetryAfter(new Headers(), Date.now())).toEqualTypeOf<number | undefined>();
+    expectTypeOf(parseRetryAfter({ 'Retry-After': ['1', '2'] })).toEqualTypeOf<number | undefined>();
+    expectTypeOf(parseRetryAfter((name) => (name === 'retry-after' ? '1' : undefined))).toEqualTypeOf<
+      number | undefined
+    >();
+  });
+});

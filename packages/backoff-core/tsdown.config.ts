@@ -1,0 +1,13 @@
+import { defineConfig } from 'tsdown';
+
+// ESM for bundlers and `import`, CJS for `require` (many axios users are on CommonJS), each with its own
+// declarations (.d.ts / .d.cts), so TypeScript's node16/nodenext resolution sees the right module kind.
+// `neutral`: no Node built-ins are assumed, the same files serve browsers, workers and Node.
+export default defineConfig({
+  entry: ['src/index.ts'],
+  format: ['esm', 'cjs'],
+  dts: true,
+  platform: 'neutral',
+  target: 'es2022',
+  clean: true,
+});

@@ -1,0 +1,44 @@
+import { describeRun, type PublishedName, packageDir, run } from './repo.ts';
+
+export interface Packed {
+  readonly name: PublishedName;
+  readonly version: string;
+  /** Absolute path of the tarball. */
+  readonly tarball: string;
+  /** Paths inside the tarball, as `pnpm pack` lists them. */
+  readonly files: readonly string[];
+}
+
+export interface PackOptions {
+  /**
+   * `true` runs the package's `prepack` (a fresh tsdown build); `false` packs the dist/ that is there, for
+   * callers that run while other processes may read dist/ (a build deletes it first).
+   */
+  readonly build: boolean;
+  readonly timeout?: number;
+}
+
+/**
+ * `pnpm pack` (what `pnpm publish` and `changeset publish` send): `publishConfig.exports` replaces `exports`, and
+ * `workspace:` ranges become real versions.
+ */
+export async function pack(name: PublishedName, destination: string, options: PackOptions): Promise<Packed> {
+  const args = ['pack', '--json', '--pack-destination', destination];
+  if (!options.build) args.push('--config.ignore-scripts=true');
+  const result = await run('pnpm', args, { cwd: packageDir(name), timeout: options.timeout ?? 60_000 });
+  if (result.code !== 0) throw new Error(describeRun(`pnpm pack (${name})`, result));
+  // With `prepack`, pnpm prints the build's log before the JSON: the JSON is the last `{` block at a line start.
+  const start = result.stdout.lastIndexOf('\n{');
+  const json = JSON.parse(result.stdout.slice(start + 1)) as {
+    name: string;
+    version: string;
+    filename: string;
+    files: { path: string }[];
+  };
+  return {
+    name,
+    version: json.version,
+    tarball: json.filename,
+    files: json.files.map((file) => file.path),
+  };
+}

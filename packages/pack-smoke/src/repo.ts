@@ -1,0 +1,96 @@
+import { execFile } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root (this file is packages/pack-smoke/src/repo.ts). */
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+
+/** The packages that are published, in dependency order (the core first). */
+export const PUBLISHED = ['backoff-core', 'axios-backoff', 'ky-backoff'] as const;
+export type PublishedName = (typeof PUBLISHED)[number];
+
+export function packageDir(name: PublishedName): string {
+  return join(ROOT, 'packages', name);
+}
+
+export interface RunResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface RunOptions {
+  readonly cwd: string;
+  /** A hard limit: the child is killed after it, so a hung install cannot hang the test run. */
+  readonly timeout: number;
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Runs a command without a shell and resolves with its exit code and output (it never rejects for a non-zero
+ * exit: callers assert on the code and show the output). Asynchronous, so a server in this process keeps serving.
+ */
+export function run(command: string, args: readonly string[], options: RunOptions): Promise<RunResult> {
+  return new Promise((resolvePromise) => {
+    execFile(
+      command,
+      args,
+      {
+        cwd: options.cwd,
+        timeout: options.timeout,
+        killSignal: 'SIGKILL',
+        env: options.env ?? process.env,
+        maxBuffer: 32 * 1024 * 1024,
+      },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
+        const killed = error?.killed ? `\n(killed after ${options.timeout} ms)` : '';
+        resolvePromise({ code, stdout, stderr: `${stderr}${killed}` });
+      },
+    );
+  });
+}
+
+/** Output of a finished command, for an assertion message. */
+export function describeRun(what: string, result: RunResult): string {
+  return `${what} exited with ${result.code}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`;
+}
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * Whether a package's dist/ is missing or older than its src/ or package.json (then it must be built before it
+ * is packed, or the smoke test would check yesterday's code).
+ */
+export function needsBuild(name: PublishedName): boolean {
+  const dir = packageDir(name);
+  let built: number;
+  try {
+    built = statSync(join(dir, 'dist/index.js')).mtimeMs;
+    for (const file of ['index.cjs', 'index.d.ts', 'index.d.cts']) statSync(join(dir, 'dist', file));
+  } catch {
+    return true;
+  }
+  const sources = Math.max(newestMtime(join(dir, 'src')), statSync(join(dir, 'package.json')).mtimeMs);
+  return sources > built;
+}
+
+/** The environment for npm in a temporary project: pnpm's `npm_*` variables would leak pnpm's settings. */
+export function npmEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!/^npm_/i.test(key) && !key.startsWith('PNPM_')) env[key] = value;
+  }
+  env.npm_config_update_notifier = 'false';
+  env.npm_config_fund = 'false';
+  env.npm_config_audit = 'false';
+  return env;
+}

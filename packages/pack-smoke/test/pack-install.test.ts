@@ -1,0 +1,264 @@
+// The pack-and-install smoke test: what a user gets from npm, checked the way a user meets it. Each published
+// package is packed with `pnpm pack` (as `pnpm publish` would send it), the tarballs are installed with npm into
+// a temporary ESM project and a temporary CommonJS project (in os.tmpdir(), far from this repo's node_modules),
+// with the peers at the versions this repo tests with, and then in each project: plain Node runs one real retry
+// per package against a server on 127.0.0.1, and `tsc` (module nodenext) type-checks a file that uses them.
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Packed, pack } from '../src/pack.ts';
+import {
+  describeRun,
+  needsBuild,
+  npmEnv,
+  PUBLISHED,
+  type PublishedName,
+  packageDir,
+  ROOT,
+  run,
+} from '../src/repo.ts';
+
+type Kind = 'esm' | 'cjs';
+
+const FIXTURES = join(import.meta.dirname, '../fixtures');
+const TSC = join(dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin/tsc');
+
+function readJson(path: string): Record<string, Record<string, string>> {
+  return JSON.parse(readFileSync(path, 'utf8'));
+}
+
+// The peers at exactly the versions the adapters' own tests run (their devDependencies), so they cannot drift.
+const AXIOS = readJson(join(packageDir('axios-backoff'), 'package.json')).devDependencies?.axios;
+const KY = readJson(join(packageDir('ky-backoff'), 'package.json')).devDependencies?.ky;
+const TYPES_NODE = readJson(join(import.meta.dirname, '../package.json')).devDependencies?.['@types/node'];
+
+/** 127.0.0.1 only. Every path answers 503 the first time and 200 after; `hits` is the server-side count. */
+function startServer(): Promise<{ server: Server; base: string; hits: Map<string, number> }> {
+  const hits = new Map<string, number>();
+  const server = createServer((request, response) => {
+    const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
+    const count = (hits.get(path) ?? 0) + 1;
+    hits.set(path, count);
+    request.resume();
+    if (count === 1) {
+      response.writeHead(503, { 'content-type': 'text/plain' }).end('busy');
+    } else {
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    }
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      resolve({ server, base: `http://127.0.0.1:${port}`, hits });
+    });
+  });
+}
+
+let work = '';
+const packed = {} as Record<PublishedName, Packed>;
+let server: Server | undefined;
+let base = '';
+let hits = new Map<string, number>();
+const projects = {} as Record<Kind, string>;
+const installs = {} as Record<Kind, { code: number; output: string }>;
+
+/** A temporary project that depends on the tarballs and the peers, installed by npm from its cache if it can. */
+async function installProject(kind: Kind): Promise<void> {
+  const dir = join(work, kind);
+  projects[kind] = dir;
+  mkdirSync(dir);
+  const dependencies: Record<string, string> = { axios: AXIOS ?? '', ky: KY ?? '' };
+  for (const name of PUBLISHED) dependencies[name] = `file:${packed[name].tarball}`;
+  const manifest = {
+    name: `backoff-smoke-${kind}`,
+    private: true,
+    type: kind === 'esm' ? 'module' : 'commonjs',
+    dependencies,
+    devDependencies: { '@types/node': TYPES_NODE },
+  };
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  copyFileSync(join(FIXTURES, 'run.cjs'), join(dir, 'run.cjs'));
+  copyFileSync(
+    join(FIXTURES, kind === 'esm' ? 'main.mjs' : 'main.cjs'),
+    join(dir, `main.${kind === 'esm' ? 'mjs' : 'cjs'}`),
+  );
+  for (const file of ['check.ts', 'check-error-augmentation.ts'])
+    copyFileSync(join(FIXTURES, file), join(dir, file));
+  const compilerOptions = {
+    module: 'nodenext',
+    moduleResolution: 'nodenext',
+    target: 'es2022',
+    lib: ['es2022'],
+    types: ['node'],
+    strict: true,
+    noEmit: true,
+    // The published declarations are checked too, not only their use.
+    skipLibCheck: false,
+  };
+  // `error.backoff` exists with axios's ESM typings only (see fixtures/check-error-augmentation.ts).
+  const files = kind === 'esm' ? ['check.ts', 'check-error-augmentation.ts'] : ['check.ts'];
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files }, null, 2));
+  // A browser app through a bundler: DOM types, no Node types; bundlers take the ESM side of the exports.
+  const bundler = {
+    ...compilerOptions,
+    module: 'preserve',
+    moduleResolution: 'bundler',
+    lib: ['es2022', 'dom', 'dom.iterable'],
+    types: [],
+  };
+  writeFileSync(
+    join(dir, 'tsconfig.bundler.json'),
+    JSON.stringify({ compilerOptions: bundler, files: ['check.ts', 'check-error-augmentation.ts'] }, null, 2),
+  );
+
+  // --prefer-offline: from npm's cache when it has these versions, from the registry otherwise (a fresh CI cache).
+  const result = await run(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts', '--loglevel=error'],
+    { cwd: dir, timeout: 90_000, env: npmEnv() },
+  );
+  installs[kind] = { code: result.code, output: describeRun(`npm install (${kind})`, result) };
+}
+
+beforeAll(async () => {
+  expect(AXIOS, 'axios version from axios-backoff devDependencies').toMatch(/^\d+\.\d+\.\d+$/);
+  expect(KY, 'ky version from ky-backoff devDependencies').toMatch(/^\d+\.\d+\.\d+$/);
+  work = mkdtempSync(join(tmpdir(), 'backoff-pack-smoke-'));
+  // `pnpm test` builds just before; a run of this project alone builds what is missing or stale. Packing never
+  // rebuilds: other test projects running at the same time must not see dist/ disappear.
+  for (const name of PUBLISHED) {
+    if (!needsBuild(name)) continue;
+    const build = await run('pnpm', ['run', 'build'], { cwd: packageDir(name), timeout: 60_000 });
+    if (build.code !== 0) throw new Error(describeRun(`build of ${name}`, build));
+  }
+  const tarballs = join(work, 'tarballs');
+  mkdirSync(tarballs);
+  for (const name of PUBLISHED) packed[name] = await pack(name, tarballs, { build: false });
+  await Promise.all([installProject('esm'), installProject('cjs')]);
+  ({ server, base, hits } = await startServer());
+}, 110_000);
+
+afterAll(async () => {
+  if (server !== undefined) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
+  }
+  if (work !== '') rmSync(work, { recursive: true, force: true });
+});
+
+describe('the packed tarballs', () => {
+  it.each(PUBLISHED)('%s holds dist/, README.md, LICENSE and package.json only', (name) => {
+    expect([...packed[name].files].sort()).toEqual([
+      'LICENSE',
+      'README.md',
+      'dist/index.cjs',
+      'dist/index.d.cts',
+      'dist/index.d.ts',
+      'dist/index.js',
+      'package.json',
+    ]);
+  });
+});
+
+describe.each(['esm', 'cjs'] as const)('a fresh %s project', (kind) => {
+  const installed = (name: string) => join(projects[kind], 'node_modules', name);
+
+  it('installs the tarballs and the peers with npm', () => {
+    expect(installs[kind].code, installs[kind].output).toBe(0);
+    expect(readJson(join(installed('axios'), 'package.json')).version).toBe(AXIOS);
+    expect(readJson(join(installed('ky'), 'package.json')).version).toBe(KY);
+  });
+
+  it.each(PUBLISHED)('gets %s with a publishable package.json and the LICENSE', (name) => {
+    const manifest = readJson(join(installed(name), 'package.json'));
+    // publishConfig.exports replaced the repo's exports: no `@backoff/source` condition pointing at src/.
+    expect(JSON.stringify(manifest.exports)).not.toContain('@backoff/source');
+    expect(manifest.exports?.['.']).toEqual({
+      import: { types: './dist/index.d.ts', default: './dist/index.js' },
+      require: { types: './dist/index.d.cts', default: './dist/index.cjs' },
+    });
+    // pnpm rewrote `workspace:^` into a real range of the core's version.
+    for (const range of Object.values(manifest.dependencies ?? {})) expect(range).not.toMatch(/^workspace:/);
+    if (name !== 'backoff-core') {
+      expect(manifest.dependencies?.['backoff-core']).toBe(`^${packed['backoff-core'].version}`);
+    }
+    expect(readFileSync(join(installed(name), 'LICENSE'), 'utf8')).toBe(
+      readFileSync(join(ROOT, 'LICENSE'), 'utf8'),
+    );
+  });
+
+  it('loads every package with plain Node and makes one real retry with each (503, then 200)', async () => {
+    const main = kind === 'esm' ? 'main.mjs' : 'main.cjs';
+    const result = await run(process.execPath, [main, `${base}/${kind}`], {
+      cwd: projects[kind],
+      timeout: 30_000,
+    });
+    expect(result.code, describeRun(`node ${main}`, result)).toBe(0);
+    const output = JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '');
+
+    // The server's own count: each client sent exactly two requests.
+    for (const client of ['core', 'axios', 'ky']) expect(hits.get(`/${kind}/${client}`), client).toBe(2);
+    const success = { attempts: 2, totalDelay: 0, reason: 'success' };
+    expect(output.core).toEqual({ status: 200, result: success });
+    expect(output.axios).toEqual({ status: 200, result: success, viaSymbol: success });
+    expect(output.ky).toEqual({ status: 200, result: success });
+    expect(output.retries).toEqual([
+      'core retry 1: status 503',
+      'axios retry 1: status 503',
+      'ky retry 1: status 503',
+    ]);
+
+    // Each package came from the project's own node_modules, in the module format of the project.
+    const file = kind === 'esm' ? 'dist/index.js' : 'dist/index.cjs';
+    for (const name of PUBLISHED) {
+      expect(output.resolved[name]).toContain(`${projects[kind]}/node_modules/${name}/${file}`);
+    }
+    // The two builds export the same names.
+    expect(output.names['backoff-core']).toContain('withBackoff');
+    expect(output.names['axios-backoff']).toEqual([
+      'DEFAULT_METHODS',
+      'DEFAULT_STATUS_CODES',
+      'RetryBudget',
+      'axiosBackoff',
+      'getBackoffResult',
+    ]);
+    expect(output.names['ky-backoff']).toEqual(['RetryBudget', 'getBackoffResult', 'kyBackoff']);
+  });
+
+  it('type-checks with tsc, module and moduleResolution nodenext', async () => {
+    const result = await run(process.execPath, [TSC, '-p', 'tsconfig.json', '--pretty', 'false'], {
+      cwd: projects[kind],
+      timeout: 60_000,
+    });
+    expect(result.code, describeRun(`tsc (${kind}, nodenext)`, result)).toBe(0);
+  });
+
+  it('type-checks with tsc, moduleResolution bundler and DOM types', async () => {
+    const result = await run(process.execPath, [TSC, '-p', 'tsconfig.bundler.json', '--pretty', 'false'], {
+      cwd: projects[kind],
+      timeout: 60_000,
+    });
+    expect(result.code, describeRun(`tsc (${kind}, bundler)`, result)).toBe(0);
+  });
+});
+
+describe('the two builds', () => {
+  it('export the same names from ESM and CommonJS', async () => {
+    const names = async (kind: Kind) => {
+      const main = kind === 'esm' ? 'main.mjs' : 'main.cjs';
+      const result = await run(process.execPath, [main, `${base}/names-${kind}`], {
+        cwd: projects[kind],
+        timeout: 30_000,
+      });
+      expect(result.code, describeRun(`node ${main}`, result)).toBe(0);
+      return JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '').names;
+    };
+    const [esm, cjs] = await Promise.all([names('esm'), names('cjs')]);
+    expect(cjs).toEqual(esm);
+  });
+});

@@ -1,3 +1,5 @@
+import { show } from './show.js';
+
 /** Options of a `RetryBudget`. */
 export interface RetryBudgetOptions {
   /**
@@ -52,11 +54,11 @@ export class RetryBudget {
     const ratio = options.ratio ?? 0.1;
     if (typeof reserve !== 'number' || !Number.isInteger(reserve) || reserve < 0 || reserve > 1e9) {
       throw new RangeError(
-        `Expected \`budget.reserve\` to be an integer from 0 to 1e9, got ${String(reserve)}.`,
+        `Expected \`budget.reserve\` to be an integer from 0 to 1e9, got ${show(reserve)}.`,
       );
     }
     if (typeof ratio !== 'number' || !(ratio >= 0 && ratio <= 1)) {
-      throw new RangeError(`Expected \`budget.ratio\` to be a number from 0 to 1, got ${String(ratio)}.`);
+      throw new RangeError(`Expected \`budget.ratio\` to be a number from 0 to 1, got ${show(ratio)}.`);
     }
     this.#capacity = reserve * SCALE;
     this.#credit = Math.round(ratio * SCALE);

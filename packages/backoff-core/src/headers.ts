@@ -12,9 +12,14 @@ export type HeaderGetter = (name: string) => string | undefined;
 
 function text(value: unknown): string | undefined {
   if (value === undefined || value === null || value === false) return undefined;
-  // Repeated headers arrive as arrays; fetch joins them with ", " and so do we.
-  if (Array.isArray(value)) return value.length === 0 ? undefined : value.map(String).join(', ');
-  return String(value);
+  try {
+    // Repeated headers arrive as arrays; fetch joins them with ", " and so do we.
+    if (Array.isArray(value)) return value.length === 0 ? undefined : value.map(String).join(', ');
+    return String(value);
+  } catch {
+    // A value with no string form (a null-prototype object, a throwing toString) is malformed: ignored (R4).
+    return undefined;
+  }
 }
 
 /** Turns any `HeadersLike` into one case-insensitive getter. */

@@ -48,13 +48,16 @@ function field(value: unknown, key: string): unknown {
 /**
  * Classifies an error by its `code` and `name`, walking the `cause` chain (undici and axios's fetch adapter wrap
  * the real socket error). Abort is left to the caller when it can tell (it knows the signal), but an error named
- * AbortError is an abort. Anything not recognised is `'unknown'` and is never retried (it is often a bug).
+ * AbortError is an abort, and one named TimeoutError (`AbortSignal.timeout`'s) a timeout. Anything not
+ * recognised is `'unknown'` and is never retried (it is often a bug).
  */
 export function classifyError(error: unknown): ErrorKind {
   let current = error;
   for (let depth = 0; depth < 5 && current !== undefined && current !== null; depth++) {
     const name = field(current, 'name');
     if (name === 'AbortError') return 'abort';
+    // What `AbortSignal.timeout()` aborts with: a per-attempt timeout (the caller's own signal is checked first).
+    if (name === 'TimeoutError') return 'timeout';
     const code = field(current, 'code');
     if (typeof code === 'string') {
       if (TLS_CODE.test(code)) return 'tls';

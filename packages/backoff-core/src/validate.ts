@@ -7,6 +7,7 @@ import {
   type Jitter,
   type ResolvedOptions,
 } from './options.js';
+import { show } from './show.js';
 import { defaultTimers } from './sleep.js';
 
 /** setTimeout clamps anything above 2^31 - 1 ms to 1 ms, so no delay option may exceed it. */
@@ -66,7 +67,7 @@ function statusCodes(value: unknown): ReadonlySet<number> {
   if (!Array.isArray(value)) fail('statusCodes', 'an array of status codes', TypeError);
   for (const code of value) {
     if (typeof code !== 'number' || !Number.isInteger(code) || code < 100 || code > 599) {
-      fail('statusCodes', `an array of integers from 100 to 599, got ${String(code)}`, RangeError);
+      fail('statusCodes', `an array of integers from 100 to 599, got ${show(code)}`, RangeError);
     }
   }
   return new Set(value as number[]);
@@ -76,7 +77,7 @@ function methods(value: unknown): ReadonlySet<string> {
   if (!Array.isArray(value)) fail('methods', 'an array of method names', TypeError);
   for (const method of value) {
     if (typeof method !== 'string' || !TOKEN.test(method)) {
-      fail('methods', `an array of method names, got ${JSON.stringify(method)}`, TypeError);
+      fail('methods', `an array of method names, got ${show(method, JSON.stringify)}`, TypeError);
     }
   }
   return new Set((value as string[]).map((method) => method.toUpperCase()));

@@ -133,6 +133,8 @@ describe('R1 classifyError: names and browser messages', () => {
       'abort',
     ],
     ['a plain object named AbortError', { name: 'AbortError' }, 'abort'],
+    // A per-attempt `AbortSignal.timeout()` inside the fetch given to withBackoff (found by the fault suite).
+    ['a DOMException TimeoutError', new DOMException('The operation timed out.', 'TimeoutError'), 'timeout'],
     ["Chrome's TypeError('Failed to fetch')", new TypeError('Failed to fetch'), 'network'],
     ["Safari's TypeError('Load failed')", new TypeError('Load failed'), 'network'],
     [

@@ -251,6 +251,8 @@ const containers: Case[] = [
   ['an empty array value', { 'retry-after': [] }, undefined],
   ['a number value (Node IncomingHttpHeaders style)', { 'retry-after': 7 }, 7000],
   ['a null value', { 'retry-after': null }, undefined],
+  // Found by the fault suite's fuzzing: String() throws on these; a malformed header is ignored instead.
+  ['a value with no string form (null prototype)', { 'retry-after': Object.create(null) }, undefined],
   ['no headers at all (empty object)', {}, undefined],
   ['undefined headers', undefined, undefined],
   ['null headers', null, undefined],

@@ -51,6 +51,26 @@ describe('R9 options are validated at createBackoff, naming the option', () => {
     ["statusCodes with '503'", { statusCodes: ['503'] }, RangeError, /`statusCodes`.*got 503/],
     ['statusCodes with 503.5', { statusCodes: [503.5] }, RangeError, /`statusCodes`/],
     ['statusCodes not an array', { statusCodes: 503 }, TypeError, /`statusCodes`/],
+    // Values with no string form (found by the fault suite's fuzzing): the message must still be built.
+    [
+      'statusCodes with a null-prototype object',
+      { statusCodes: [Object.create(null)] },
+      RangeError,
+      /`statusCodes`/,
+    ],
+    ['methods with a BigInt', { methods: [1n] }, TypeError, /`methods`.*got \[object BigInt\]/],
+    [
+      'budget.reserve a null-prototype object',
+      { budget: { reserve: Object.create(null) } },
+      RangeError,
+      /`budget.reserve`/,
+    ],
+    [
+      'budget.ratio a null-prototype object',
+      { budget: { ratio: Object.create(null) } },
+      RangeError,
+      /`budget.ratio`/,
+    ],
     ["methods with ''", { methods: ['GET', ''] }, TypeError, /`methods`.*got ""/],
     ["methods with 'GE T'", { methods: ['GE T'] }, TypeError, /`methods`.*got "GE T"/],
     ['methods with a number', { methods: [1] }, TypeError, /`methods`/],

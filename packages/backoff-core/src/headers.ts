@@ -29,12 +29,19 @@ export function headerGetter(headers: HeadersLike | undefined | null): HeaderGet
   const get = (headers as { get?: unknown }).get;
   if (typeof get === 'function') return (name) => text(get.call(headers, name));
   const record = headers as Readonly<Record<string, unknown>>;
+  // Lower-cased once, on the first miss: parseRetryAfter asks for up to ten names, most of them absent.
+  let lowered: Map<string, string> | undefined;
   return (name) => {
     if (Object.hasOwn(record, name)) return text(record[name]);
-    const lower = name.toLowerCase();
-    for (const key of Object.keys(record)) {
-      if (key.toLowerCase() === lower) return text(record[key]);
+    if (lowered === undefined) {
+      lowered = new Map();
+      for (const key of Object.keys(record)) {
+        // The first key of a case wins, as a scan in key order would find it.
+        const lower = key.toLowerCase();
+        if (!lowered.has(lower)) lowered.set(lower, key);
+      }
     }
-    return undefined;
+    const key = lowered.get(name.toLowerCase());
+    return key === undefined ? undefined : text(record[key]);
   };
 }

@@ -10,11 +10,32 @@ const EPOCH_MS_2024 = EPOCH_SECONDS_2024 * 1000;
 const DIGITS = /^\d+$/;
 const DECIMAL = /^\d+(?:\.\d+)?$/;
 
-/** Retry-After: `delay-seconds` (1*DIGIT, nothing else) or an HTTP-date. A past date means "now". */
-function retryAfter(value: string, now: number): number | undefined {
+// Where a list of HTTP-dates splits: the comma before a day name (IMF-fixdate has a comma of its own).
+const DATE_LIST_SPLIT = /,\s*(?=(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun))/;
+
+/** One Retry-After value: `delay-seconds` (1*DIGIT, nothing else) or an HTTP-date. A past date means "now". */
+function retryAfterValue(value: string, now: number): number | undefined {
   if (DIGITS.test(value)) return Number(value) * 1000;
   const date = parseHttpDate(value, now);
   return date === undefined ? undefined : Math.max(0, date - now);
+}
+
+/**
+ * Retry-After. The header is a single value, but a repeated header reaches fetch joined as a list ("1, 120"):
+ * when every member is valid, the longest wins, so no wait is ever shorter than a value the server sent. One
+ * malformed member makes the whole header malformed (ignored).
+ */
+function retryAfter(value: string, now: number): number | undefined {
+  const single = retryAfterValue(value, now);
+  if (single !== undefined || !value.includes(',')) return single;
+  const members = /^\d/.test(value) ? value.split(',') : value.split(DATE_LIST_SPLIT);
+  let longest: number | undefined;
+  for (const member of members) {
+    const ms = retryAfterValue(member.trim(), now);
+    if (ms === undefined) return undefined;
+    longest = Math.max(longest ?? 0, ms);
+  }
+  return longest;
 }
 
 /**

@@ -24,7 +24,16 @@ const retryAfterSeconds: Case[] = [
   ['5s', { 'Retry-After': '5s' }, undefined],
   ['empty', { 'Retry-After': '' }, undefined],
   ['only whitespace', { 'Retry-After': '   ' }, undefined],
-  ['a list "120, 30"', { 'Retry-After': '120, 30' }, undefined],
+  // A repeated header joined by fetch: every member valid -> the longest (never earlier than the server asked).
+  ['a list "120, 30" (the longest wins)', { 'Retry-After': '120, 30' }, 120_000],
+  ['a list with a malformed member "120, soon"', { 'Retry-After': '120, soon' }, undefined],
+  ['a list with an empty member "120,"', { 'Retry-After': '120,' }, undefined],
+  [
+    'a list of two IMF-fixdates (the later wins)',
+    { 'Retry-After': 'Wed, 02 Dec 2026 12:00:10 GMT, Wed, 02 Dec 2026 12:00:30 GMT' },
+    30_000,
+  ],
+  ['a list mixing a date and seconds', { 'Retry-After': '5, Wed, 02 Dec 2026 12:00:10 GMT' }, undefined],
   ['digits with a space inside', { 'Retry-After': '1 2' }, undefined],
   [
     'the largest exact value below MAX_SAFE_INTEGER',
@@ -247,7 +256,7 @@ const containers: Case[] = [
   ],
   ['any object with get() (a Map)', new Map([['retry-after', '7']]), 7000],
   ['a one-element array value', { 'retry-after': ['7'] }, 7000],
-  ['a repeated header (array, joined as a list)', { 'retry-after': ['7', '8'] }, undefined],
+  ['a repeated header (array, joined as a list): the longest', { 'retry-after': ['7', '8'] }, 8000],
   ['an empty array value', { 'retry-after': [] }, undefined],
   ['a number value (Node IncomingHttpHeaders style)', { 'retry-after': 7 }, 7000],
   ['a null value', { 'retry-after': null }, undefined],

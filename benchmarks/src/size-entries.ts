@@ -19,15 +19,15 @@ export const SIZE_ENTRIES: readonly SizeEntry[] = [
     name: 'axios-backoff (with backoff-core)',
     path: '../packages/axios-backoff/src/index.ts',
     external: ['axios'],
-    budget: 6990,
+    budget: 7070,
   },
   {
     name: 'ky-backoff (with backoff-core)',
     path: '../packages/ky-backoff/src/index.ts',
     external: ['ky'],
-    budget: 7120,
+    budget: 7200,
   },
-  { name: 'backoff-core', path: '../packages/backoff-core/src/index.ts', external: [], budget: 6000 },
+  { name: 'backoff-core', path: '../packages/backoff-core/src/index.ts', external: [], budget: 6150 },
   // The adapters' own code alone: what they would weigh on top of a core the page already has.
   {
     name: 'axios-backoff alone (core external)',

@@ -1,18 +1,14 @@
 import { AxiosHeaders, type AxiosResponse, type InternalAxiosRequestConfig } from 'axios';
-import { classifyError, type ErrorKind, type HeadersLike, type Outcome } from 'backoff-core';
+import {
+  classifyError,
+  classifyNetworkFailure,
+  type ErrorKind,
+  type HeadersLike,
+  type Outcome,
+} from 'backoff-core';
 
 function field(value: unknown, key: string): unknown {
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
-}
-
-/** Whether a code is anywhere on the `cause` chain: a coded cause says more than axios's own code does. */
-function hasCode(error: unknown): boolean {
-  let current = error;
-  for (let depth = 0; depth < 5 && current !== undefined && current !== null; depth++) {
-    if (typeof field(current, 'code') === 'string') return true;
-    current = field(current, 'cause');
-  }
-  return false;
 }
 
 /**
@@ -23,18 +19,6 @@ function isSimulatedNetworkError(error: unknown): boolean {
   return (
     error instanceof TypeError && field(error, 'code') === undefined && /^network error$/i.test(error.message)
   );
-}
-
-/**
- * `ERR_NETWORK` is axios's "the network failed": from XHR with nothing more (no cause), from the fetch adapter
- * with the real failure as `cause`. A cause that classifies (a reset, a TLS error, a timeout) decides; a cause
- * with a code the core does not retry (ENOTFOUND) is not retried; a cause that says nothing is a network error.
- */
-function networkErrorKind(cause: unknown): ErrorKind {
-  if (cause === undefined || cause === null) return 'network';
-  const kind = classifyError(cause);
-  if (kind !== 'unknown') return kind;
-  return hasCode(cause) ? 'unknown' : 'network';
 }
 
 /** An axios error in the core's terms, by axios's codes for both the http/xhr and the fetch adapters. */
@@ -52,7 +36,8 @@ export function axiosErrorKind(error: unknown): ErrorKind {
     case 'ETIMEDOUT':
       return 'timeout';
     case 'ERR_NETWORK':
-      return networkErrorKind(field(error, 'cause'));
+      // From XHR with nothing more (no cause), from the fetch adapter with the real failure as `cause`.
+      return classifyNetworkFailure(field(error, 'cause'));
     case 'ERR_BAD_RESPONSE':
       // The http adapter's error for a connection cut in the middle of the response body.
       if (message === 'stream has been aborted') return 'network';

@@ -20,7 +20,7 @@ export {
   type Jitter,
   type ResolvedOptions,
 } from './options.js';
-export { classifyError, type ErrorKind, type Outcome } from './outcome.js';
+export { classifyError, classifyNetworkFailure, type ErrorKind, type Outcome } from './outcome.js';
 export type { RetryReason, StopReason } from './reasons.js';
 export { attachResult, getBackoffResult } from './result.js';
 export { parseRetryAfter } from './server-timing.js';

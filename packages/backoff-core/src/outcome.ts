@@ -70,3 +70,25 @@ export function classifyError(error: unknown): ErrorKind {
   if (error instanceof TypeError && FETCH_FAILED.test(error.message)) return 'network';
   return 'unknown';
 }
+
+/** The first string `code` on an error's `cause` chain. */
+function errorCode(error: unknown): string | undefined {
+  let current = error;
+  for (let depth = 0; depth < 5 && current !== undefined && current !== null; depth++) {
+    const code = field(current, 'code');
+    if (typeof code === 'string') return code;
+    current = field(current, 'cause');
+  }
+  return undefined;
+}
+
+/**
+ * Classifies the cause of an error that the client itself reports as a network failure (axios's `ERR_NETWORK`,
+ * ky's `NetworkError`): a cause that classifies decides (a reset, a TLS error, a timeout); a cause with a code the
+ * core does not know stays unretried (ENOTFOUND); a cause that says nothing (or none) is a network error.
+ */
+export function classifyNetworkFailure(cause: unknown): ErrorKind {
+  const kind = classifyError(cause);
+  if (kind !== 'unknown') return kind;
+  return errorCode(cause) === undefined ? 'network' : 'unknown';
+}

@@ -1,4 +1,4 @@
-import { classifyError, type ErrorKind } from 'backoff-core';
+import { classifyError, classifyNetworkFailure, type ErrorKind } from 'backoff-core';
 import { describe, expect, it } from 'vitest';
 
 const coded = (code: unknown, message = `connect ${String(code)}`) =>
@@ -163,5 +163,23 @@ describe('R1 classifyError: names and browser messages', () => {
     ['null', null, 'unknown'],
   ])('%s is %s', (_label, error, kind) => {
     expect(classifyError(error)).toBe(kind);
+  });
+});
+
+describe('R1 classifyNetworkFailure: the cause of an error the client calls a network failure', () => {
+  it.each<[string, unknown, ErrorKind]>([
+    ['no cause (XHR)', undefined, 'network'],
+    ['a cause with no code', new Error('socket hang up'), 'network'],
+    ['a reset', Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }), 'network'],
+    ['a TLS failure', Object.assign(new Error('bad cert'), { code: 'CERT_HAS_EXPIRED' }), 'tls'],
+    ['an unknown host', Object.assign(new Error('getaddrinfo'), { code: 'ENOTFOUND' }), 'unknown'],
+    ['a code the core does not know', Object.assign(new Error('odd'), { code: 'E_ODD' }), 'unknown'],
+    [
+      'an undici socket error two causes down',
+      new TypeError('fetch failed', { cause: { code: 'UND_ERR_SOCKET' } }),
+      'network',
+    ],
+  ])('%s -> %s', (_label, cause, kind) => {
+    expect(classifyNetworkFailure(cause)).toBe(kind);
   });
 });

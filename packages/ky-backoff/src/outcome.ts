@@ -1,4 +1,4 @@
-import { classifyError, type ErrorKind } from 'backoff-core';
+import { classifyError, classifyNetworkFailure, type ErrorKind } from 'backoff-core';
 
 function field(value: unknown, key: string): unknown {
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
@@ -14,15 +14,6 @@ export function hasKyErrorName(
   return !(typeof DOMException !== 'undefined' && error instanceof DOMException);
 }
 
-function hasCode(error: unknown): boolean {
-  let current = error;
-  for (let depth = 0; depth < 5 && current !== undefined && current !== null; depth++) {
-    if (typeof field(current, 'code') === 'string') return true;
-    current = field(current, 'cause');
-  }
-  return false;
-}
-
 /**
  * How a failed ky attempt failed, in the core's terms. `aborted` says whether the caller's signal is aborted:
  * then it is an abort whatever the error looks like. ky 2's `NetworkError` wraps fetch's own error as `cause`:
@@ -33,9 +24,7 @@ export function errorKind(error: unknown, aborted: boolean): ErrorKind {
   if (aborted) return 'abort';
   if (hasKyErrorName(error, 'TimeoutError')) return 'timeout';
   if (hasKyErrorName(error, 'NetworkError')) {
-    const cause = field(error, 'cause');
-    const kind = classifyError(cause);
-    return kind === 'unknown' && !hasCode(cause) ? 'network' : kind;
+    return classifyNetworkFailure(field(error, 'cause'));
   }
   return classifyError(error);
 }

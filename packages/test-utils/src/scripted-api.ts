@@ -1,17 +1,13 @@
-import { HttpResponse, http } from 'msw';
 import { type SetupServer, setupServer } from 'msw/node';
+import { type Route as RouteOf, ScriptedRoutes, type Step } from './scripted-routes.js';
+
+export type { Step };
 
 /**
  * The base URL of the simulated API. MSW answers before any socket opens; if interception ever failed, a
  * loopback port that nothing listens on fails fast instead of reaching out.
  */
 export const API = 'http://127.0.0.1:4599';
-
-/** One scripted answer: a status, a full response, or a network failure. */
-export type Step =
-  | number
-  | 'network-error'
-  | { readonly status: number; readonly headers?: Readonly<Record<string, string>>; readonly body?: string };
 
 /** What the server saw of one request. */
 export interface Hit {
@@ -22,9 +18,7 @@ export interface Hit {
 }
 
 /** A scripted route: `hits` is the server-side record of every request it got. */
-export interface Route {
-  readonly hits: Hit[];
-}
+export type Route = RouteOf<Hit>;
 
 /**
  * An MSW server whose routes answer a script of steps in order (the last step repeats). Counting happens on
@@ -32,37 +26,20 @@ export interface Route {
  */
 export class ScriptedApi {
   readonly server: SetupServer;
-  readonly #routes = new Map<string, { steps: readonly Step[]; hits: Hit[] }>();
+  readonly #routes = new ScriptedRoutes<Hit>(async (request) => ({
+    method: request.method,
+    url: request.url,
+    headers: new Headers(request.headers),
+    body: await request.text(),
+  }));
 
   constructor() {
-    this.server = setupServer(
-      http.all(`${API}/*`, async ({ request }) => {
-        const path = new URL(request.url).pathname;
-        const route = this.#routes.get(path);
-        if (!route) return HttpResponse.text(`no script for ${path}`, { status: 599 });
-        route.hits.push({
-          method: request.method,
-          url: request.url,
-          headers: new Headers(request.headers),
-          body: await request.text(),
-        });
-        const step = route.steps[Math.min(route.hits.length, route.steps.length) - 1] as Step;
-        if (step === 'network-error') return HttpResponse.error();
-        if (typeof step === 'number') return new HttpResponse(String(step), { status: step });
-        return new HttpResponse(step.body ?? String(step.status), {
-          status: step.status,
-          headers: step.headers ?? {},
-        });
-      }),
-    );
+    this.server = setupServer(this.#routes.handler(API));
   }
 
   /** Scripts `path` (e.g. '/items') and returns its server-side record. */
   script(path: string, steps: readonly Step[]): Route {
-    if (steps.length === 0) throw new Error('A script needs at least one step.');
-    const route = { steps, hits: [] as Hit[] };
-    this.#routes.set(path, route);
-    return route;
+    return this.#routes.script(path, steps);
   }
 
   listen(): void {
@@ -70,7 +47,7 @@ export class ScriptedApi {
   }
 
   reset(): void {
-    this.#routes.clear();
+    this.#routes.reset();
     this.server.resetHandlers();
   }
 

@@ -1,5 +1,25 @@
 import type { TimerProvider } from 'backoff-core';
 
+/**
+ * Runs `callback` as a macrotask, not a microtask, so the client's own I/O callbacks get to run between attempts:
+ * Node's setImmediate, or in a page a MessageChannel message (not a timer, so neither the 4 ms clamp of nested
+ * setTimeouts nor a fake clock installed in the page can delay it).
+ */
+function macrotask(callback: () => void): void {
+  // Looked up on globalThis: a page's TypeScript config has no Node types.
+  const immediate = (globalThis as { setImmediate?: (callback: () => void) => unknown }).setImmediate;
+  if (typeof immediate === 'function') {
+    immediate(callback);
+    return;
+  }
+  const channel = new MessageChannel();
+  channel.port1.onmessage = () => {
+    channel.port1.close();
+    callback();
+  };
+  channel.port2.postMessage(undefined);
+}
+
 interface Pending {
   readonly due: number;
   readonly ms: number;
@@ -9,7 +29,8 @@ interface Pending {
 /**
  * Virtual time for the backoff waits: `timers` and `now` to inject as options. Every wait is recorded in
  * `waits` (exact ms, no wall-clock tolerance). In `auto` mode a wait ends at once in real time while the virtual
- * clock moves by its length; with `auto = false` waits stay pending until `advance()`, for abort tests.
+ * clock moves by its length; with `auto = false` waits stay pending until `advance()`, for abort tests. It runs in
+ * Node and in a page (examples/browser imports it from `@backoff/test-utils/virtual-clock`).
  */
 export class VirtualClock {
   #now: number;
@@ -31,8 +52,7 @@ export class VirtualClock {
       this.waits.push(ms);
       this.#pending.add(timer);
       for (const resolve of this.#waiters.splice(0)) resolve(ms);
-      // setImmediate, not a microtask: the client's own I/O callbacks get to run between attempts.
-      if (this.auto) setImmediate(() => this.#fire(timer));
+      if (this.auto) macrotask(() => this.#fire(timer));
       return timer;
     },
     clearTimeout: (handle) => {

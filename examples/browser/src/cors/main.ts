@@ -1,5 +1,5 @@
+import { VirtualClock } from '@backoff/test-utils/virtual-clock';
 import { createClient } from '../harness/clients.js';
-import { PageClock } from '../harness/page-clock.js';
 import type { ClientName, PageRequest, Settled } from '../harness/types.js';
 
 /** How the probe's client is set up: without the plugin, with its defaults, or with `idempotencyKey: 'auto'`. */
@@ -26,7 +26,7 @@ declare global {
 // itself decides whether a CORS preflight is needed. Waits run on a virtual clock (nothing to wait for here).
 window.cors = {
   send(apiBase, client, variant, request) {
-    const clock = new PageClock();
+    const clock = new VirtualClock();
     const base = { random: () => 0.5, timers: clock.timers, now: clock.now };
     const options =
       variant === 'plain'

@@ -1,12 +1,12 @@
+import { VirtualClock } from '@backoff/test-utils/virtual-clock';
 import type { BackoffOptions, RetryEvent } from 'backoff-core';
 import { createClient, type PageClient } from './clients.js';
-import { PageClock } from './page-clock.js';
 import { API, type ScriptedWorker, type Step } from './scripted-worker.js';
 import type { ClientName, Observation, Settled } from './types.js';
 
 /** What a case gets: clients on one virtual clock (random fixed at 0.5), and the worker's scripts. */
 export interface CaseContext {
-  readonly clock: PageClock;
+  readonly clock: VirtualClock;
   /** A client with backoff on the case's clock; `options` are laid over `{ random: 0.5, timers, now }`. */
   client(options?: BackoffOptions): PageClient;
   script(path: string, steps: readonly Step[]): void;
@@ -204,7 +204,7 @@ export async function runCase(
   const run: Case | undefined = CASES[name];
   if (run === undefined) throw new Error(`No case named ${name}`);
   worker.reset();
-  const clock = new PageClock();
+  const clock = new VirtualClock();
   const routes: Record<string, ReturnType<ScriptedWorker['script']>> = {};
   const { settled, extra } = await run({
     clock,

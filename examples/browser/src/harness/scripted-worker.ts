@@ -1,14 +1,10 @@
-import { HttpResponse, http } from 'msw';
+import { type Route as RouteOf, ScriptedRoutes, type Step } from '@backoff/test-utils/scripted-routes';
 import { type SetupWorker, setupWorker } from 'msw/browser';
+
+export type { Step };
 
 /** The simulated API lives on the page's own origin, below /api, where MSW's service worker answers it. */
 export const API = `${location.origin}/api`;
-
-/** One scripted answer: a status, a full response, or a network failure (as test-utils' ScriptedApi). */
-export type Step =
-  | number
-  | 'network-error'
-  | { readonly status: number; readonly headers?: Readonly<Record<string, string>>; readonly body?: string };
 
 /** What the worker saw of one request: plain data, so it crosses `page.evaluate` as it is. */
 export interface Hit {
@@ -19,47 +15,29 @@ export interface Hit {
   readonly body: string;
 }
 
-export interface Route {
-  readonly hits: Hit[];
-}
+export type Route = RouteOf<Hit>;
 
 /**
- * MSW's browser worker with scripted routes that answer their steps in order (the last one repeats). The
- * handlers run in the page, so `hits` is the server-side record of every request that reached the worker.
+ * MSW's browser worker with the scripted routes of @backoff/test-utils (the same handler as the Node tests'
+ * ScriptedApi). The handler runs in the page, so `hits` is the server-side record of every request that reached
+ * the worker.
  */
 export class ScriptedWorker {
   readonly worker: SetupWorker;
-  readonly #routes = new Map<string, { steps: readonly Step[]; hits: Hit[] }>();
+  readonly #routes = new ScriptedRoutes<Hit>(async (request) => ({
+    method: request.method,
+    url: request.url,
+    headers: Object.fromEntries(request.headers),
+    body: await request.text(),
+  }));
 
   constructor() {
-    this.worker = setupWorker(
-      http.all(`${API}/*`, async ({ request }) => {
-        const path = new URL(request.url).pathname.slice('/api'.length);
-        const route = this.#routes.get(path);
-        if (!route) return HttpResponse.text(`no script for ${path}`, { status: 599 });
-        route.hits.push({
-          method: request.method,
-          url: request.url,
-          headers: Object.fromEntries(request.headers),
-          body: await request.text(),
-        });
-        const step = route.steps[Math.min(route.hits.length, route.steps.length) - 1] as Step;
-        if (step === 'network-error') return HttpResponse.error();
-        if (typeof step === 'number') return new HttpResponse(String(step), { status: step });
-        return new HttpResponse(step.body ?? String(step.status), {
-          status: step.status,
-          headers: step.headers ?? {},
-        });
-      }),
-    );
+    this.worker = setupWorker(this.#routes.handler(API));
   }
 
   /** Scripts `path` (e.g. '/items', below /api) and returns its server-side record. */
   script(path: string, steps: readonly Step[]): Route {
-    if (steps.length === 0) throw new Error('A script needs at least one step.');
-    const route = { steps, hits: [] as Hit[] };
-    this.#routes.set(path, route);
-    return route;
+    return this.#routes.script(path, steps);
   }
 
   /** Registers the worker (public/mockServiceWorker.js) and waits until it controls the page. */
@@ -69,6 +47,6 @@ export class ScriptedWorker {
   }
 
   reset(): void {
-    this.#routes.clear();
+    this.#routes.reset();
   }
 }

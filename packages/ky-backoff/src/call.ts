@@ -24,6 +24,12 @@ export interface CallSetup {
    * true even with `backoff: false`, so that a retry the caller forces with `ky.retry()` still works.
    */
   readonly kyRetries?: boolean;
+  /**
+   * Whether a hook can force ky to retry (`instance.retry`, ky 2 and 1.14+). Without it (ky 1.13) a failed
+   * response is decided when ky throws its HTTPError and asks `shouldRetry`; with `throwHttpErrors: false` ky
+   * never asks, so such a call is not retried at all.
+   */
+  readonly canForceRetry?: boolean;
 }
 
 /**
@@ -36,6 +42,12 @@ function withoutMergeArtefact(override: unknown): unknown {
   const { context, ...rest } = override as Record<string, unknown>;
   const empty = typeof context === 'object' && context !== null && Object.keys(context).length === 0;
   return empty ? rest : override;
+}
+
+/** The response of ky's HTTPError, when it has a real one. */
+function httpErrorResponse(error: unknown): Response | undefined {
+  const response = (error as { response?: unknown }).response;
+  return typeof Response !== 'undefined' && response instanceof Response ? response : undefined;
 }
 
 function isSignal(value: unknown): value is AbortSignal {
@@ -61,6 +73,7 @@ export class KyCall {
   /** Whether the request's body can be sent again; known from the first `beforeRequest` on. */
   #replayable: boolean | undefined;
   readonly #kyRetries: boolean;
+  readonly #canForceRetry: boolean;
   state: RetryState | undefined;
 
   constructor(base: Backoff, override: unknown, setup: CallSetup = {}) {
@@ -79,6 +92,7 @@ export class KyCall {
     this.#totalTimeout = setup.totalTimeout;
     this.#created = this.#policy?.options.now();
     this.#kyRetries = setup.kyRetries !== false;
+    this.#canForceRetry = setup.canForceRetry !== false;
   }
 
   /** The `retry` option for ky, bound to this call (set by the `init` hook, 2.x). */
@@ -114,7 +128,11 @@ export class KyCall {
     this.#attemptSignal = request.signal;
     this.#recorded = false;
     if (this.state !== undefined || this.#policy === undefined) return;
-    const policy = this.#withTotalTimeout(this.#policy);
+    let policy = this.#withTotalTimeout(this.#policy);
+    if (!this.#canForceRetry && options.throwHttpErrors === false) {
+      // ky 1.13 never asks `shouldRetry` about a response it does not throw for: decide it, but never retry it.
+      policy = policy.extend({ retries: 0 });
+    }
     this.#replayable = replayableRequest(request, options.body);
     this.state = policy.start({
       method: request.method,
@@ -158,15 +176,23 @@ export class KyCall {
    * into its HTTPError as usual) carrying the result. The response ky passes is a clone of its own: returning
    * it makes it the one the caller gets.
    */
-  async afterResponse({ request, response }: ResponseHookView, marker: RetryMarkerFactory): Promise<unknown> {
+  async afterResponse(
+    { request, response, options }: ResponseHookView,
+    marker: RetryMarkerFactory | undefined,
+  ): Promise<unknown> {
     const { state } = this;
     if (state === undefined) return undefined;
     this.#attemptSignal = request.signal;
+    if (marker === undefined && !response.ok && options.throwHttpErrors !== false) {
+      // ky 1.13: ky throws its HTTPError next and asks `shouldRetry`, which decides (see there).
+      return undefined;
+    }
     this.#recorded = true;
     const decision = state.next({ type: 'response', status: response.status, headers: response.headers });
     if (!decision.retry) return attachResult(response, state.result());
     await this.#wait(state, decision);
-    return marker({ delay: 0, code: `backoff:${decision.reason}` });
+    // Only reached with a marker: without one the call's policy never retries a response decided here.
+    return (marker as RetryMarkerFactory)({ delay: 0, code: `backoff:${decision.reason}` });
   }
 
   /**
@@ -178,12 +204,23 @@ export class KyCall {
   async shouldRetry(error: unknown): Promise<boolean> {
     const { state } = this;
     if (state === undefined) return false;
-    if (this.#recorded || hasKyErrorName(error, 'HTTPError') || hasKyErrorName(error, 'ForceRetryError')) {
+    const response =
+      !this.#canForceRetry && hasKyErrorName(error, 'HTTPError') ? httpErrorResponse(error) : undefined;
+    if (
+      this.#recorded ||
+      (response === undefined && hasKyErrorName(error, 'HTTPError')) ||
+      hasKyErrorName(error, 'ForceRetryError')
+    ) {
       attachResult(error, state.result());
       return false;
     }
     this.#recorded = true;
-    const decision = state.next({ type: 'error', kind: this.#kind(error), error });
+    // ky 1.13 (no retry marker): a failed response arrives here as ky's HTTPError; its status and headers decide.
+    const decision = state.next(
+      response === undefined
+        ? { type: 'error', kind: this.#kind(error), error }
+        : { type: 'response', status: response.status, headers: response.headers },
+    );
     if (!decision.retry) {
       attachResult(error, state.result());
       return false;

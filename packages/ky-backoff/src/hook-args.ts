@@ -7,6 +7,8 @@ export interface HookOptions {
   readonly body?: unknown;
   readonly backoff?: unknown;
   readonly retry?: unknown;
+  /** Seen by ky 1.x hooks only (ky 2 strips it): kyBackoff reads it where it cannot force a retry (ky 1.13). */
+  readonly throwHttpErrors?: unknown;
 }
 
 export interface RequestHookView {

@@ -43,15 +43,14 @@ export function kyBackoff<Instance extends KyInstanceLike>(
   if (typeof instance !== 'function' || typeof candidate.extend !== 'function') {
     throw new TypeError('Expected `instance` to be a ky instance (`ky`, or the result of `ky.create()`).');
   }
-  if (typeof candidate.retry !== 'function') {
-    throw new TypeError(
-      'Expected an instance of ky 2, or of ky 1.14.2 or later: `instance.retry` is missing.',
-    );
-  }
   const policy = createBackoff(options);
   const extend = candidate.extend.bind(instance) as (defaults: (parent: Defaults) => Defaults) => Instance;
   // The instance's own marker factory: ky recognises the marker with `instanceof`, so a bundled copy would not do.
-  const retryMarker = candidate.retry.bind(instance) as RetryMarkerFactory;
+  // ky 1.13 has none: there failed responses are decided in `shouldRetry` (see KyCall).
+  const retryMarker =
+    typeof candidate.retry === 'function'
+      ? (candidate.retry.bind(instance) as RetryMarkerFactory)
+      : undefined;
   // One entry per call, keyed by the call's `context` object: ky creates a fresh one for every call and hands
   // the same one to every hook of that call.
   const calls = new WeakMap<object, KyCall>();
@@ -79,7 +78,7 @@ export function kyBackoff<Instance extends KyInstanceLike>(
     let call = calls.get(context);
     if (call === undefined) {
       // ky 1.x (it has no `init` hook), or a call whose `init` hooks were replaced: set up on the first attempt.
-      call = new KyCall(policy, view.options.backoff);
+      call = new KyCall(policy, view.options.backoff, { canForceRetry: retryMarker !== undefined });
       call.arm(view.options.retry, view.request.method);
       calls.set(context, call);
     }

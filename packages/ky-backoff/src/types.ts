@@ -20,12 +20,13 @@ export interface KyBackoffRequestOptions {
 
 /**
  * What kyBackoff needs of a ky instance: `ky` itself or any `ky.create()` / `.extend()` result, of ky 2.x or
- * 1.14.2+ (typed by shape, so both majors' instances fit). `retry` is ky's own retry-marker factory.
+ * 1.13+ (typed by shape, so both majors' instances fit). `retry` is ky's own retry-marker factory (ky 2 and 1.14+;
+ * ky 1.13 has none).
  */
 export interface KyInstanceLike {
   (input: never, options?: never): unknown;
   extend(defaults: never): unknown;
-  retry(options?: never): unknown;
+  retry?(options?: never): unknown;
 }
 
 declare module 'ky' {

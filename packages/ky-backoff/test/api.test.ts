@@ -20,13 +20,6 @@ describe('kyBackoff()', () => {
     expect(() => kyBackoff((() => {}) as never)).toThrow(new TypeError(message));
   });
 
-  it('rejects a ky without `instance.retry` (older than 1.14)', () => {
-    const old = Object.assign(() => {}, { extend: () => old });
-    expect(() => kyBackoff(old as never)).toThrow(
-      new TypeError('Expected an instance of ky 2, or of ky 1.14.2 or later: `instance.retry` is missing.'),
-    );
-  });
-
   it('validates the options at creation, with the core’s messages', () => {
     expect(() => kyBackoff(ky, { retries: -1 })).toThrow(
       new RangeError('Expected `retries` to be an integer from 0 to 100, got -1.'),

@@ -1,5 +1,6 @@
 import ky, { HTTPError, NetworkError, TimeoutError } from 'ky';
 import ky1, { HTTPError as HTTPError1, TimeoutError as TimeoutError1 } from 'ky-1';
+import ky1130, { HTTPError as HTTPError1130, TimeoutError as TimeoutError1130 } from 'ky-1.13.0';
 import ky1142, { HTTPError as HTTPError1142, TimeoutError as TimeoutError1142 } from 'ky-1.14.2';
 import ky200, {
   HTTPError as HTTPError200,
@@ -70,6 +71,20 @@ export const CLIENTS: readonly KyClient[] = [
     TimeoutError: TimeoutError1142,
   },
 ];
+
+/**
+ * ky 1.13.0, the oldest supported release: it has no `ky.retry()`, so kyBackoff decides failed responses in
+ * `shouldRetry` and cannot retry them with `throwHttpErrors: false`. Only the shared suite runs against it (the
+ * ky-specific files test hooks and markers that 1.13 does not have).
+ */
+export const KY_1_13: KyClient = {
+  name: 'ky 1.13.0',
+  major: 1,
+  ky: loose(ky1130),
+  HTTPError: HTTPError1130,
+  NetworkError: undefined,
+  TimeoutError: TimeoutError1130,
+};
 
 /** Only ky 2 has `prefix`; ky 1 calls it `prefixUrl` (and ky 2 throws on that name). */
 export function prefixOption(client: KyClient, prefix: string): Record<string, string> {

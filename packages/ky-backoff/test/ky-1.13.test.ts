@@ -1,0 +1,46 @@
+import { API, ScriptedApi, VirtualClock } from '@backoff/test-utils';
+import ky113, { HTTPError } from 'ky-1.13.0';
+import { getBackoffResult, kyBackoff } from 'ky-backoff';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+// ky 1.13 has no `ky.retry()`: a hook cannot force a retry, so kyBackoff decides a failed response when ky throws
+// its HTTPError and asks `shouldRetry` (the shared suite proves that path). With `throwHttpErrors: false` ky never
+// asks: such a call is decided once and never retried, never retried by ky's own rules either.
+describe('ky 1.13.0 (no ky.retry())', () => {
+  const api = new ScriptedApi();
+  let clock: VirtualClock;
+  beforeAll(() => api.listen());
+  afterEach(() => {
+    expect(clock.pendingCount).toBe(0);
+    api.reset();
+  });
+  afterAll(() => api.close());
+
+  const client = (retries = 3) => {
+    clock = new VirtualClock();
+    return kyBackoff(ky113, { retries, random: () => 0.5, timers: clock.timers, now: clock.now });
+  };
+
+  it('is accepted: ky 1.13 has no `instance.retry`', () => {
+    expect((ky113 as unknown as { retry?: unknown }).retry).toBeUndefined();
+    expect(() => client()).not.toThrow();
+  });
+
+  it('retries a 503 through shouldRetry and ends in ky 1.13’s own HTTPError', async () => {
+    const route = api.script('/down', [503]);
+    const error = await client(2)(`${API}/down`).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(HTTPError);
+    expect(route.hits).toHaveLength(3);
+    expect(clock.waits).toEqual([500, 1000]);
+    expect(getBackoffResult(error)).toMatchObject({ attempts: 3, reason: 'retries-exhausted' });
+  });
+
+  it('with throwHttpErrors: false, a 503 is sent once and resolves, with the reason saying why', async () => {
+    const route = api.script('/down', [503, 200]);
+    const response = await client()(`${API}/down`, { throwHttpErrors: false });
+    expect(response.status).toBe(503);
+    expect(route.hits).toHaveLength(1);
+    expect(clock.waits).toEqual([]);
+    expect(getBackoffResult(response)).toMatchObject({ attempts: 1, reason: 'retries-exhausted' });
+  });
+});

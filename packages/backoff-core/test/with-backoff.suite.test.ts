@@ -1,4 +1,4 @@
-import { type BackoffClientDriver, describeBackoffClient } from '@backoff/test-utils';
+import { type BackoffClientDriver, describeBackoffClient, fetchRequestInit } from '@backoff/test-utils';
 import { withBackoff } from 'backoff-core';
 
 // withBackoff resolves with a final 503 (fetch semantics) and rejects with fetch's own errors.
@@ -8,14 +8,9 @@ const driver: BackoffClientDriver = {
   create(baseUrl, options) {
     const fetchWithBackoff = withBackoff(undefined, options);
     return {
-      async send({ method, path, headers, json, signal, backoff }) {
-        const init = {
-          method,
-          headers: { ...(json === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-          ...(json === undefined ? {} : { body: JSON.stringify(json) }),
-          ...(signal ? { signal } : {}),
-          ...(backoff === undefined ? {} : { backoff }),
-        };
+      async send(request) {
+        const { path } = request;
+        const init = fetchRequestInit(request);
         try {
           const response = await fetchWithBackoff(`${baseUrl}${path}`, init);
           await response.text();

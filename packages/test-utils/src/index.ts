@@ -5,5 +5,6 @@ export {
   type Settled,
   type SuiteRequest,
 } from './behaviour-suite.js';
+export { axiosRequestOptions, fetchRequestInit, kyRequestOptions } from './request-options.js';
 export { API, type Hit, type Route, ScriptedApi, type Step } from './scripted-api.js';
 export { VirtualClock } from './virtual-clock.js';

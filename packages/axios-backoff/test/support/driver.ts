@@ -1,4 +1,4 @@
-import type { BackoffClientDriver, Settled } from '@backoff/test-utils';
+import { axiosRequestOptions, type BackoffClientDriver, type Settled } from '@backoff/test-utils';
 import type { AxiosError, AxiosResponse, AxiosStatic } from 'axios';
 import { getBackoffResult } from 'backoff-core';
 import { expect } from 'vitest';
@@ -31,16 +31,9 @@ export function axiosDriver(ax: AxiosStatic, adapter: AdapterName): BackoffClien
       const instance = ax.create({ baseURL: baseUrl, adapter });
       axiosBackoff(instance, options);
       return {
-        async send({ method, path, headers, json, signal, backoff }) {
+        async send(request) {
           try {
-            const response = await instance.request({
-              method,
-              url: path,
-              ...(headers === undefined ? {} : { headers }),
-              ...(json === undefined ? {} : { data: json }),
-              ...(signal === undefined ? {} : { signal }),
-              ...(backoff === undefined ? {} : { backoff }),
-            });
+            const response = await instance.request(axiosRequestOptions(request));
             return { ok: true, status: response.status, result: resultOf(response) };
           } catch (error) {
             const axiosError = ax.isAxiosError(error) ? error : undefined;

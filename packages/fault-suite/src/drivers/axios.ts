@@ -1,5 +1,5 @@
 import { Agent } from 'node:http';
-import type { Settled } from '@backoff/test-utils';
+import { axiosRequestOptions, type Settled } from '@backoff/test-utils';
 import axios, { type AxiosError } from 'axios';
 import { axiosBackoff } from 'axios-backoff';
 import { getBackoffResult } from 'backoff-core';
@@ -23,16 +23,9 @@ export function axiosDriver(adapter: 'http' | 'fetch'): FaultDriver {
       });
       axiosBackoff(instance, options);
       return {
-        async send({ method, path, headers, json, signal, backoff }): Promise<Settled> {
+        async send(request): Promise<Settled> {
           try {
-            const response = await instance.request({
-              method,
-              url: path,
-              ...(headers === undefined ? {} : { headers }),
-              ...(json === undefined ? {} : { data: json }),
-              ...(signal === undefined ? {} : { signal }),
-              ...(backoff === undefined ? {} : { backoff }),
-            });
+            const response = await instance.request(axiosRequestOptions(request));
             return { ok: true, status: response.status, result: getBackoffResult(response) };
           } catch (error) {
             const status = axios.isAxiosError(error) ? error.response?.status : undefined;

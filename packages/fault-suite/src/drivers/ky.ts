@@ -1,4 +1,4 @@
-import type { ErrorKindSeen, Settled } from '@backoff/test-utils';
+import { type ErrorKindSeen, kyRequestOptions, type Settled } from '@backoff/test-utils';
 import { getBackoffResult } from 'backoff-core';
 import ky, { HTTPError, NetworkError, TimeoutError } from 'ky';
 import ky1, { HTTPError as HTTPError1, TimeoutError as TimeoutError1 } from 'ky-1';
@@ -51,14 +51,9 @@ function driver(copy: KyCopy): FaultDriver {
       const base = copy.ky.create(transport.timeout === undefined ? {} : { timeout: transport.timeout });
       const api = kyBackoff(base as never, options) as unknown as LooseKy;
       return {
-        async send({ method, path, headers, json, signal, backoff }): Promise<Settled> {
-          const init = {
-            method,
-            ...(headers === undefined ? {} : { headers }),
-            ...(json === undefined ? {} : { json }),
-            ...(signal === undefined ? {} : { signal }),
-            ...(backoff === undefined ? {} : { backoff }),
-          };
+        async send(request): Promise<Settled> {
+          const { path } = request;
+          const init = kyRequestOptions(request);
           let response: Response;
           try {
             response = await api(`${baseUrl}${path}`, init);

@@ -1,4 +1,4 @@
-import type { Settled } from '@backoff/test-utils';
+import { fetchRequestInit, type Settled } from '@backoff/test-utils';
 import { type FetchLike, getBackoffResult, withBackoff } from 'backoff-core';
 import type { FaultDriver } from '../driver.js';
 
@@ -38,14 +38,9 @@ export const withBackoffDriver: FaultDriver = {
       options,
     );
     return {
-      async send({ method, path, headers, json, signal, backoff }): Promise<Settled> {
-        const init = {
-          method,
-          headers: { ...(json === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-          ...(json === undefined ? {} : { body: JSON.stringify(json) }),
-          ...(signal === undefined ? {} : { signal }),
-          ...(backoff === undefined ? {} : { backoff }),
-        };
+      async send(request): Promise<Settled> {
+        const { path } = request;
+        const init = fetchRequestInit(request);
         let response: Response;
         try {
           response = await fetchWithBackoff(`${baseUrl}${path}`, init);

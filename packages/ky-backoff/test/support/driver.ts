@@ -1,4 +1,9 @@
-import type { BackoffClientDriver, ErrorKindSeen, Settled } from '@backoff/test-utils';
+import {
+  type BackoffClientDriver,
+  type ErrorKindSeen,
+  kyRequestOptions,
+  type Settled,
+} from '@backoff/test-utils';
 import { getBackoffResult } from 'backoff-core';
 import { kyBackoff } from 'ky-backoff';
 import type { KyClient, LooseKy } from './clients.ts';
@@ -30,14 +35,9 @@ export function kyDriver(client: KyClient, throwHttpErrors = true): BackoffClien
     create(baseUrl, options) {
       const api = kyBackoff(client.ky.create({ throwHttpErrors }), options) as LooseKy;
       return {
-        async send({ method, path, headers, json, signal, backoff }): Promise<Settled> {
-          const init = {
-            method,
-            ...(headers === undefined ? {} : { headers }),
-            ...(json === undefined ? {} : { json }),
-            ...(signal === undefined ? {} : { signal }),
-            ...(backoff === undefined ? {} : { backoff }),
-          };
+        async send(request): Promise<Settled> {
+          const { path } = request;
+          const init = kyRequestOptions(request);
           try {
             const response = await api(`${baseUrl}${path}`, init);
             await response.text();

@@ -11,16 +11,6 @@ function field(value: unknown, key: string): unknown {
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
 }
 
-/**
- * @mswjs/interceptors (MSW and the tools built on it) fail a Node request with a code-less
- * `TypeError('Network error')` to simulate a network failure. Node's own socket errors always carry a code.
- */
-function isSimulatedNetworkError(error: unknown): boolean {
-  return (
-    error instanceof TypeError && field(error, 'code') === undefined && /^network error$/i.test(error.message)
-  );
-}
-
 /** An axios error in the core's terms, by axios's codes for both the http/xhr and the fetch adapters. */
 export function axiosErrorKind(error: unknown): ErrorKind {
   if (field(error, '__CANCEL__') === true) return 'abort';
@@ -44,12 +34,8 @@ export function axiosErrorKind(error: unknown): ErrorKind {
       break;
   }
   // OS and undici codes (ECONNRESET, ECONNREFUSED, EPIPE, EAI_AGAIN, UND_ERR_SOCKET under a fetch TypeError,
-  // TLS codes), on the error or its cause chain.
-  const kind = classifyError(error);
-  if (kind === 'unknown' && code === undefined && isSimulatedNetworkError(field(error, 'cause'))) {
-    return 'network';
-  }
-  return kind;
+  // TLS codes) and fetch-failure TypeErrors (MSW's simulated 'Network error'), on the error or its cause chain.
+  return classifyError(error);
 }
 
 /**

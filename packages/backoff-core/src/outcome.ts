@@ -37,9 +37,10 @@ const PERMANENT_CODES: ReadonlySet<string> = new Set([
   'ERR_INVALID_PROTOCOL',
 ]);
 const TLS_CODE = /^(?:ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH)/;
-// The messages browsers and undici give a fetch TypeError when the network failed.
+// The messages browsers and undici give a fetch TypeError when the network failed, and the code-less
+// `TypeError('Network error')` that @mswjs/interceptors (MSW and the tools built on it) fail a Node request with.
 const FETCH_FAILED =
-  /^(?:Failed to fetch|fetch failed|Load failed|NetworkError when attempting to fetch resource\.?|Network request failed)$/;
+  /^(?:Failed to fetch|fetch failed|Load failed|NetworkError when attempting to fetch resource\.?|Network request failed|Network error)$/i;
 
 function field(value: unknown, key: string): unknown {
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
@@ -48,11 +49,14 @@ function field(value: unknown, key: string): unknown {
 /**
  * Classifies an error by its `code` and `name`, walking the `cause` chain (undici and axios's fetch adapter wrap
  * the real socket error). Abort is left to the caller when it can tell (it knows the signal), but an error named
- * AbortError is an abort, and one named TimeoutError (`AbortSignal.timeout`'s) a timeout. Anything not
- * recognised is `'unknown'` and is never retried (it is often a bug).
+ * AbortError is an abort, and one named TimeoutError (`AbortSignal.timeout`'s) a timeout; then a fetch-failure
+ * TypeError on the chain is a network error. Anything not recognised is `'unknown'` and is never retried (it is
+ * often a bug).
  */
 export function classifyError(error: unknown): ErrorKind {
   let current = error;
+  // A fetch-failure TypeError anywhere on the chain (axios wraps it as `cause`), used if no code decides first.
+  let fetchFailed = false;
   for (let depth = 0; depth < 5 && current !== undefined && current !== null; depth++) {
     const name = field(current, 'name');
     if (name === 'AbortError') return 'abort';
@@ -65,10 +69,10 @@ export function classifyError(error: unknown): ErrorKind {
       if (NETWORK_CODES.has(code)) return 'network';
       if (TIMEOUT_CODES.has(code)) return 'timeout';
     }
+    fetchFailed ||= current instanceof TypeError && FETCH_FAILED.test(current.message);
     current = field(current, 'cause');
   }
-  if (error instanceof TypeError && FETCH_FAILED.test(error.message)) return 'network';
-  return 'unknown';
+  return fetchFailed ? 'network' : 'unknown';
 }
 
 /** The first string `code` on an error's `cause` chain. */

@@ -136,6 +136,13 @@ describe('R1 classifyError: names and browser messages', () => {
     // A per-attempt `AbortSignal.timeout()` inside the fetch given to withBackoff (found by the fault suite).
     ['a DOMException TimeoutError', new DOMException('The operation timed out.', 'TimeoutError'), 'timeout'],
     ["Chrome's TypeError('Failed to fetch')", new TypeError('Failed to fetch'), 'network'],
+    ["MSW's code-less TypeError('Network error')", new TypeError('Network error'), 'network'],
+    [
+      'a wrapper whose cause is a fetch-failure TypeError (axios http adapter under MSW)',
+      new Error('Network error', { cause: new TypeError('Network error') }),
+      'network',
+    ],
+    ["a plain Error('Network error') is no fetch failure", new Error('Network error'), 'unknown'],
     ["Safari's TypeError('Load failed')", new TypeError('Load failed'), 'network'],
     [
       "Firefox's TypeError('NetworkError when attempting to fetch resource.')",

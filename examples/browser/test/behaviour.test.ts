@@ -5,7 +5,7 @@ import { CLIENTS, type ClientName, type Observation, type Settled } from '../src
 import { launchChromium } from './support/chromium.ts';
 import { openPage } from './support/pages.ts';
 
-// The shared behaviour suite (packages/test-utils/src/behaviour-suite.ts), case for case, inside headless
+// The shared behaviour suite (test/test-utils/src/behaviour-suite.ts), case for case, inside headless
 // Chromium: each case runs in the page against MSW's service worker on a virtual clock with random fixed at
 // 0.5; the page returns what the worker saw and what the caller got, and the assertions run here.
 

@@ -15,7 +15,7 @@ export interface CaseContext {
 type Case = (context: CaseContext) => Promise<{ settled: Settled[]; extra?: unknown }>;
 
 /**
- * The shared behaviour suite's cases (packages/test-utils/src/behaviour-suite.ts) that apply in a page, each
+ * The shared behaviour suite's cases (test/test-utils/src/behaviour-suite.ts) that apply in a page, each
  * run the same way for every client. They only act and record; test/behaviour.test.ts asserts on the record.
  */
 export const CASES = {

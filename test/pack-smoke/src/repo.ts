@@ -3,7 +3,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The repository root (this file is packages/pack-smoke/src/repo.ts). */
+/** The repository root (this file is test/pack-smoke/src/repo.ts). */
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
 /** The packages that are published, in dependency order (the core first). */

@@ -7,6 +7,15 @@ export interface Packed {
   readonly tarball: string;
   /** Paths inside the tarball, as `pnpm pack` lists them. */
   readonly files: readonly string[];
+  /** The package.json inside the tarball: what the registry would get. */
+  readonly manifest: PackedManifest;
+}
+
+/** The fields of a packed package.json that the checks read. */
+export interface PackedManifest {
+  readonly name: string;
+  readonly version: string;
+  readonly dependencies?: Readonly<Record<string, string>>;
 }
 
 export interface PackOptions {
@@ -35,10 +44,17 @@ export async function pack(name: PublishedName, destination: string, options: Pa
     filename: string;
     files: { path: string }[];
   };
+  // npm puts every file of a tarball under `package/`; `tar -O` prints one to stdout (GNU tar and bsdtar alike).
+  const extract = await run('tar', ['-xzOf', json.filename, 'package/package.json'], {
+    cwd: destination,
+    timeout: 30_000,
+  });
+  if (extract.code !== 0) throw new Error(describeRun(`tar (package.json of ${json.filename})`, extract));
   return {
     name,
     version: json.version,
     tarball: json.filename,
     files: json.files.map((file) => file.path),
+    manifest: JSON.parse(extract.stdout) as PackedManifest,
   };
 }

@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import semver from 'semver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Packed, pack } from '../src/pack.ts';
 import {
@@ -152,6 +153,29 @@ afterAll(async () => {
 });
 
 describe('the packed tarballs', () => {
+  it.each(PUBLISHED)(
+    '%s has a real version (not 0.0.0), the one changesets wrote to its package.json',
+    (name) => {
+      const { version } = packed[name].manifest;
+      expect(semver.valid(version), `version ${version}`).toBe(version);
+      expect(semver.gt(version, '0.0.0'), `version ${version}`).toBe(true);
+      expect(packed[name].version).toBe(version);
+      expect(version).toBe(JSON.parse(readFileSync(join(packageDir(name), 'package.json'), 'utf8')).version);
+    },
+  );
+
+  it.each(PUBLISHED.filter((name) => name !== 'backoff-core'))(
+    '%s depends on backoff-core by a range whose lowest version is the core packed with it',
+    (name) => {
+      const core = packed['backoff-core'].manifest.version;
+      const range = packed[name].manifest.dependencies?.['backoff-core'] ?? '';
+      expect(semver.validRange(range), `range "${range}"`).not.toBeNull();
+      expect(semver.satisfies(core, range), `${core} satisfies "${range}"`).toBe(true);
+      // Not a range any core would do (`*`, `>=0.0.0`): it names this very version as the least it needs.
+      expect(semver.minVersion(range)?.version, `the lowest version in "${range}"`).toBe(core);
+    },
+  );
+
   it.each(PUBLISHED)('%s holds dist/, README.md, LICENSE and package.json only', (name) => {
     expect([...packed[name].files].sort()).toEqual([
       'LICENSE',

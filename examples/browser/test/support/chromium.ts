@@ -18,7 +18,7 @@ export interface BrowserTarget {
  * off and the preflight test would count no preflight. Its other recommended flags are for AWS Lambda and are
  * left out (packaged-chromium.test.ts launches it with these and checks CORS is on).
  */
-export const FLAGS = [
+const FLAGS = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',

@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 // package version, in this example's node_modules/.cache (gone with node_modules).
 
 /** The npm tarball holds the x64 Linux build only. */
-export const PACKAGED_PLATFORM = 'linux-x64';
+const PACKAGED_PLATFORM = 'linux-x64';
 
 /** Whether the packaged Chromium can run on this machine. */
 export function packagedChromiumRuns(): boolean {

@@ -3,6 +3,7 @@ import { replayableBody } from './body.js';
 import { KyCall, type RetryMarkerFactory } from './call.js';
 import { errorHookView, requestHookView, responseHookView } from './hook-args.js';
 import { KY_LIMIT, kyRetryOptions } from './ky-retry.js';
+import { rejectModuleNamespace } from './module-namespace.js';
 import type { KyBackoffOptions, KyInstanceLike } from './types.js';
 
 // Registered, so that a second copy of this package still recognises an instance that already has the hooks.
@@ -39,6 +40,7 @@ export function kyBackoff<Instance extends KyInstanceLike>(
   instance: Instance,
   options?: KyBackoffOptions,
 ): Instance {
+  rejectModuleNamespace(instance);
   const candidate = instance as unknown as { extend?: unknown; retry?: unknown };
   if (typeof instance !== 'function' || typeof candidate.extend !== 'function') {
     throw new TypeError('Expected `instance` to be a ky instance (`ky`, or the result of `ky.create()`).');

@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
-import ky from 'ky';
-import ky1 from 'ky-1';
+import { createRequire } from 'node:module';
+import ky, * as kyNamespace from 'ky';
+import ky1, * as ky1Namespace from 'ky-1';
 import { getBackoffResult, kyBackoff, RetryBudget } from 'ky-backoff';
 import { describe, expect, it } from 'vitest';
 
@@ -18,6 +19,18 @@ describe('kyBackoff()', () => {
     expect(() => kyBackoff({} as never)).toThrow(new TypeError(message));
     expect(() => kyBackoff(undefined as never)).toThrow(new TypeError(message));
     expect(() => kyBackoff((() => {}) as never)).toThrow(new TypeError(message));
+  });
+
+  it("says to pass `.default` when handed ky’s module namespace (CommonJS `require('ky')`, `import * as`)", () => {
+    const message =
+      "Expected `instance` to be a ky instance, got ky's module namespace: pass its `default` export " +
+      "(`require('ky').default`, or `import ky from 'ky'`).";
+    // Node's own require(esm), as CommonJS code gets it: ky 2 is ESM-only.
+    const required = createRequire(import.meta.url)('ky') as { default: typeof ky };
+    for (const namespace of [required, kyNamespace, ky1Namespace]) {
+      expect(() => kyBackoff(namespace as never)).toThrow(new TypeError(message));
+    }
+    expect(typeof kyBackoff(required.default).get).toBe('function');
   });
 
   it('validates the options at creation, with the core’s messages', () => {

@@ -1,5 +1,5 @@
-// The README code checker: every fenced code block of a README is either type-checked (```ts), parsed
-// (```json) or exempt (```sh, ```text), and anything else is a problem, so that the docs cannot drift from the
+// The README code checker: every fenced code block of a README is either type-checked (```ts, and ```cjs for
+// CommonJS), parsed (```json) or exempt (```sh, ```text), and anything else is a problem, so that the docs cannot drift from the
 // code. The conventions, for README authors:
 //
 // - A ```ts block is a complete module: its imports are its own, and it must type-check alone (strict, like the
@@ -8,12 +8,16 @@
 //   `// Given ...` that tells the reader what it assumes. Such blocks are checked with the README's "given"
 //   declarations: one hidden HTML comment `<!-- docs:given ... -->` holding `import` lines and declarations
 //   (`const api: AxiosInstance;`), which become globals for the partial blocks only.
+// - A ```cjs block is a complete CommonJS module (`require`), type-checked as a .cjs file with Node's own module
+//   rules (`nodenext`), as a CommonJS user's editor would check it.
 // - Shell commands are ```sh and diagrams or output are ```text; neither is checked.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { ROOT, run } from './repo.ts';
 
 export const CHECKED = new Set(['ts', 'typescript']);
+/** CommonJS blocks: type-checked as .cjs files (JavaScript, `checkJs`) under Node's module rules. */
+export const CHECKED_CJS = new Set(['cjs']);
 export const PARSED = new Set(['json']);
 export const EXEMPT = new Set(['sh', 'bash', 'shell', 'console', 'text', 'txt']);
 
@@ -126,10 +130,15 @@ export function parseReadme(path: string, text: string): Readme {
 
   for (const block of blocks) {
     const where = `block ${block.index} (line ${block.line})`;
-    if (!CHECKED.has(block.lang) && !PARSED.has(block.lang) && !EXEMPT.has(block.lang)) {
+    if (
+      !CHECKED.has(block.lang) &&
+      !CHECKED_CJS.has(block.lang) &&
+      !PARSED.has(block.lang) &&
+      !EXEMPT.has(block.lang)
+    ) {
       problems.push(
         `${where}: ${block.lang === '' ? 'no language' : `language "${block.lang}"`} is neither checked nor ` +
-          'exempt: use ```ts (type-checked), ```json (parsed), or ```sh / ```text (exempt)',
+          'exempt: use ```ts or ```cjs (type-checked), ```json (parsed), or ```sh / ```text (exempt)',
       );
     }
     if (block.partial && given === undefined && CHECKED.has(block.lang)) {
@@ -162,6 +171,8 @@ interface Program {
   readonly dir: string;
   /** File name (relative to `dir`) -> what it holds: a block, or the README's given declarations. */
   readonly files: Map<string, { block: CodeBlock } | { given: Readme }>;
+  /** Laid over the shared settings (the CommonJS program's module rules). */
+  readonly compilerOptions?: Record<string, unknown>;
 }
 
 const DIAGNOSTIC = /^(.+?)\((\d+),(\d+)\): error (TS\d+): (.*)$/;
@@ -179,6 +190,7 @@ async function typecheckProgram(program: Program, tsc: string, failures: Map<Fai
       noUnusedParameters: false,
       // Every block is a module of its own, even one without imports: no name leaks from block to block.
       moduleDetection: 'force',
+      ...program.compilerOptions,
     },
     files: [...program.files.keys()],
   };
@@ -220,7 +232,8 @@ async function typecheckProgram(program: Program, tsc: string, failures: Map<Fai
 /**
  * Type-checks the ```ts blocks of `readmes` with tsc, in files under `workDir` (inside the repo, so that the
  * workspace packages resolve, to their sources). Complete blocks are checked together, each a module of its
- * own, with no globals; the partial blocks of each README with that README's given declarations. Returns the
+ * own, with no globals; the partial blocks of each README with that README's given declarations; the ```cjs
+ * blocks as .cjs files under Node's module rules. Returns the
  * diagnostics per block (and per README, for its given declarations), formatted with the README name, the block
  * number and the README line.
  */
@@ -231,13 +244,19 @@ export async function typecheckReadmes(
 ): Promise<Map<FailureKey, string[]>> {
   const programs: Program[] = [];
   const complete: Program = { dir: join(workDir, 'complete'), files: new Map() };
-  programs.push(complete);
+  const commonjs: Program = {
+    dir: join(workDir, 'commonjs'),
+    files: new Map(),
+    compilerOptions: { allowJs: true, checkJs: true, module: 'nodenext', moduleResolution: 'nodenext' },
+  };
+  programs.push(complete, commonjs);
   for (const readme of readmes) {
     const partial: Program = { dir: join(workDir, `given-${slug(readme.path)}`), files: new Map() };
     for (const block of readme.blocks) {
-      if (!CHECKED.has(block.lang)) continue;
-      const program = block.partial ? partial : complete;
-      const file = `${slug(readme.path)}-block-${String(block.index).padStart(2, '0')}.ts`;
+      const cjs = CHECKED_CJS.has(block.lang);
+      if (!CHECKED.has(block.lang) && !cjs) continue;
+      const program = cjs ? commonjs : block.partial ? partial : complete;
+      const file = `${slug(readme.path)}-block-${String(block.index).padStart(2, '0')}.${cjs ? 'cjs' : 'ts'}`;
       mkdirSync(program.dir, { recursive: true });
       writeFileSync(join(program.dir, file), `${block.code}\n`);
       program.files.set(file, { block });

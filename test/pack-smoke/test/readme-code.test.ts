@@ -1,4 +1,4 @@
-// Every code block of the READMEs is type-checked (```ts), parsed (```json) or explicitly exempt (```sh,
+// Every code block of the READMEs is type-checked (```ts, ```cjs), parsed (```json) or explicitly exempt (```sh,
 // ```text), so that the docs cannot drift from the code. The conventions are in src/readme-code.ts.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   blockName,
   CHECKED,
+  CHECKED_CJS,
   type CodeBlock,
   type FailureKey,
   PARSED,
@@ -56,7 +57,9 @@ describe.each(readmes)('$path', (readme) => {
     });
   }
 
-  const checked = readme.blocks.filter((block) => CHECKED.has(block.lang) || PARSED.has(block.lang));
+  const checked = readme.blocks.filter(
+    (block) => CHECKED.has(block.lang) || CHECKED_CJS.has(block.lang) || PARSED.has(block.lang),
+  );
   if (checked.length > 0) {
     it.each(checked)('block $index (line $line, $lang)', (block) => {
       const found = PARSED.has(block.lang) ? parseJsonBlock(block) : (failures.get(block) ?? []);
@@ -100,6 +103,11 @@ describe('the checker', () => {
     '```js',
     'console.log(1);',
     '```',
+    '',
+    '```cjs',
+    "const { createBackoff } = require('backoff-core');",
+    "createBackoff({ retries: 'three' });",
+    '```',
   ].join('\n');
   let readme: Readme;
   let found = new Map<FailureKey, string[]>();
@@ -126,6 +134,7 @@ describe('the checker', () => {
       { index: 4, line: 22, lang: 'ts', partial: false },
       { index: 5, line: 26, lang: 'sh', partial: false },
       { index: 6, line: 30, lang: 'js', partial: false },
+      { index: 7, line: 34, lang: 'cjs', partial: false },
     ]);
     expect(readme.given?.code).toContain('const policy: Backoff;');
   });
@@ -144,7 +153,13 @@ describe('the checker', () => {
 
   it('rejects a block that is neither checked nor exempt', () => {
     expect(readme.problems).toEqual([
-      'block 6 (line 30): language "js" is neither checked nor exempt: use ```ts (type-checked), ```json (parsed), or ```sh / ```text (exempt)',
+      'block 6 (line 30): language "js" is neither checked nor exempt: use ```ts or ```cjs (type-checked), ```json (parsed), or ```sh / ```text (exempt)',
+    ]);
+  });
+
+  it('type-checks a CommonJS block as a .cjs file: `require` gives the package its types', () => {
+    expect(found.get(block(7))).toEqual([
+      "FIXTURE.md block 7 (line 34), README line 36:17: TS2322 Type 'string' is not assignable to type 'number'.",
     ]);
   });
 });

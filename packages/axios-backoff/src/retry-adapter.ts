@@ -1,5 +1,5 @@
 import axios, { type AxiosAdapter, type AxiosResponse, type InternalAxiosRequestConfig } from 'axios';
-import type { Backoff, Outcome } from 'backoff-core';
+import type { Backoff, Decision, Outcome, RetryState } from 'backoff-core';
 import { type AdapterSetting, resolveAdapter } from './axios-compat.js';
 import { discardResponse, isReplayable } from './body.js';
 import { cancellation, waitSignal } from './cancel.js';
@@ -34,6 +34,26 @@ function rejectBadOverride(backoff: unknown): never {
   throw new TypeError(
     `Expected \`config.backoff\` to be an options object or false, got ${backoff === null ? 'null' : typeof backoff}.`,
   );
+}
+
+/**
+ * Runs one step of the core that may wait (an async `shouldRetry`, `onRetry`, the backoff wait) under the
+ * request's `signal` and `cancelToken`. Cancelled meanwhile, it rejects at once as axios would for a request
+ * cancelled before it is sent; any other rejection (`shouldRetry` or `onRetry` failing) ends the call with it.
+ */
+async function cancellable<T>(
+  config: InternalAxiosRequestConfig,
+  state: RetryState,
+  step: (signal: AbortSignal | undefined) => T | Promise<T>,
+): Promise<T> {
+  const { signal, release } = waitSignal(config);
+  try {
+    return await step(signal);
+  } catch (reason) {
+    throw withResult(cancellation(config) ?? reason, state.result());
+  } finally {
+    release();
+  }
 }
 
 /**
@@ -76,22 +96,17 @@ async function sendWithRetries(
       failure = { error };
       outcome = errorOutcome(error, config);
     }
-    const decision = state.next(outcome);
+    // Without shouldRetry the decision is made at once: no signal bridge, no await on the success path.
+    const decision =
+      policy.options.shouldRetry === undefined
+        ? (state.decide(outcome) as Decision)
+        : await cancellable(config, state, (signal) => state.decide(outcome, signal));
     if (!decision.retry) {
       if (failure !== undefined) throw withResult(failure.error, state.result());
       return withResult(response as AxiosResponse, state.result());
     }
     discardResponse(response ?? rejectedResponse(failure?.error), config.responseType);
-    const { signal, release } = waitSignal(config);
-    try {
-      await state.wait(decision, signal);
-    } catch (reason) {
-      // Aborted during the wait: reject at once, as axios would for a request cancelled before it is sent.
-      // Anything else is `onRetry` throwing, which ends the call with its error.
-      throw withResult(cancellation(config) ?? reason, state.result());
-    } finally {
-      release();
-    }
+    await cancellable(config, state, (signal) => state.wait(decision, signal));
   }
 }
 

@@ -1,13 +1,13 @@
 import type { RetryBudget } from './budget.js';
 import { computeDelay, serverDelayWithJitter } from './delay.js';
-import type { BackoffResult, RetryEvent } from './events.js';
+import type { BackoffResult, RetryEvent, ShouldRetryContext } from './events.js';
 import { type HeadersLike, headerGetter } from './headers.js';
 import { generateIdempotencyKey } from './idempotency.js';
 import type { ResolvedOptions } from './options.js';
 import type { Outcome } from './outcome.js';
 import type { RetryReason, StopReason } from './reasons.js';
 import { parseRetryAfter } from './server-timing.js';
-import { sleep } from './sleep.js';
+import { isThenable, sleep, untilAborted } from './sleep.js';
 
 /** One logical request, as the core needs to know it. */
 export interface RequestDescription {
@@ -41,6 +41,13 @@ export type Decision = RetryDecision | StopDecision;
 
 type Verdict = { retryable: true; reason: RetryReason } | { retryable: false; reason: StopReason };
 
+/** `shouldRetry`'s answer laid over the default verdict: only `true` and `false` change it. */
+function overridden(verdict: Verdict, override: unknown): Verdict {
+  if (override === true && !verdict.retryable) return { retryable: true, reason: 'should-retry' };
+  if (override === false && verdict.retryable) return { retryable: false, reason: 'should-retry' };
+  return verdict;
+}
+
 /**
  * The retry state of one logical request: call `next(outcome)` after each attempt, and `wait(decision)` before
  * re-sending when it says to retry. Holds the attempt count, the total wait and the generated Idempotency-Key.
@@ -57,6 +64,8 @@ export class RetryState {
   #previousDelay: number | undefined;
   #last: Decision | undefined;
   #outcome: Outcome | undefined;
+  /** The server-requested delay of the attempt being decided. */
+  #serverDelay: number | undefined;
 
   readonly method: string;
   readonly url: string | undefined;
@@ -133,36 +142,93 @@ export class RetryState {
     return decision;
   }
 
-  /** Records one finished attempt and decides whether to retry it (R1, R2, R4, R5, R6). */
+  /**
+   * Records one finished attempt and decides whether to retry it (R1, R2, R4, R5, R6), synchronously. Use it
+   * when `shouldRetry` is not set or returns its verdict at once; a `shouldRetry` that returns a Promise makes it
+   * throw a TypeError (use `decide`).
+   */
   next(outcome: Outcome): Decision {
+    const verdict = this.#record(outcome);
+    if (verdict === undefined) return this.#last as StopDecision;
+    const { shouldRetry } = this.#options;
+    if (shouldRetry === undefined) return this.#gate(verdict);
+    const override = shouldRetry(this.#context(outcome, verdict));
+    if (isThenable(override)) {
+      // Handled, so that the promise nobody awaits cannot reject unhandled.
+      Promise.resolve(override).catch(() => {});
+      throw new TypeError(
+        '`shouldRetry` returned a Promise: use `RetryState.decide()`, which awaits it, instead of `next()`.',
+      );
+    }
+    return this.#gate(overridden(verdict, override));
+  }
+
+  /**
+   * `next` for adapters: the same decision, returned at once unless `shouldRetry` returned a Promise; then a
+   * Promise of it, which rejects at once with the signal's reason if the caller aborts meanwhile (the decision
+   * is then `'aborted'`), and with `shouldRetry`'s own error if it rejects.
+   */
+  decide(outcome: Outcome, signal?: AbortSignal | null): Decision | Promise<Decision> {
+    const verdict = this.#record(outcome);
+    if (verdict === undefined) return this.#last as StopDecision;
+    const { shouldRetry } = this.#options;
+    if (shouldRetry === undefined) return this.#gate(verdict);
+    const override = shouldRetry(this.#context(outcome, verdict));
+    if (!isThenable(override)) return this.#gate(overridden(verdict, override));
+    return untilAborted(override, signal).then(
+      (value) => this.#gate(overridden(verdict, value)),
+      (error: unknown) => {
+        if (signal?.aborted) this.#stop('aborted', this.#serverDelay);
+        throw error;
+      },
+    );
+  }
+
+  /**
+   * Counts the attempt and returns the default verdict on it, or `undefined` when it was the caller's abort
+   * (then the call has stopped: not even shouldRetry is asked).
+   */
+  #record(outcome: Outcome): Verdict | undefined {
     const options = this.#options;
     this.#attempts++;
     this.#outcome = outcome;
-    // A caller's abort ends the call: not even shouldRetry is asked.
-    if (outcome.type === 'error' && outcome.kind === 'abort') return this.#stop('aborted', undefined);
-
+    if (outcome.type === 'error' && outcome.kind === 'abort') {
+      this.#serverDelay = undefined;
+      this.#stop('aborted', undefined);
+      return undefined;
+    }
     const serverDelay =
       outcome.type === 'response' && outcome.status >= 400
         ? parseRetryAfter(outcome.headers, options.now())
         : undefined;
-    let verdict = this.#classify(outcome, serverDelay);
+    this.#serverDelay = serverDelay;
+    const verdict = this.#classify(outcome, serverDelay);
     if (!verdict.retryable && (outcome.type === 'response' ? outcome.status < 500 : false)) {
       // The server answered: from the budget's point of view this request did not fail.
       this.#budget?.recordSuccess();
     }
-    if (options.shouldRetry) {
-      const override = options.shouldRetry({
-        attempt: this.#attempts,
-        method: this.method,
-        url: this.url,
-        status: outcome.type === 'response' ? outcome.status : undefined,
-        error: outcome.type === 'error' ? outcome.error : undefined,
-        outcome,
-        retryable: verdict.retryable,
-      });
-      if (override === true && !verdict.retryable) verdict = { retryable: true, reason: 'should-retry' };
-      if (override === false && verdict.retryable) verdict = { retryable: false, reason: 'should-retry' };
-    }
+    return verdict;
+  }
+
+  #context(outcome: Outcome, verdict: Verdict): ShouldRetryContext {
+    const answered = outcome.type === 'response';
+    return {
+      attempt: this.#attempts,
+      method: this.method,
+      url: this.url,
+      status: answered ? outcome.status : undefined,
+      error: answered ? undefined : outcome.error,
+      response: answered ? outcome.response : undefined,
+      headers: answered ? outcome.headers : undefined,
+      outcome,
+      retryable: verdict.retryable,
+    };
+  }
+
+  /** The gates after the verdict: method, body, retries, maxRetryAfter, deadline, budget (R2, R4, R5, R6). */
+  #gate(verdict: Verdict): Decision {
+    const options = this.#options;
+    const serverDelay = this.#serverDelay;
     if (!verdict.retryable) return this.#stop(verdict.reason, serverDelay);
     if (!this.#idempotent && !this.#hasKey) return this.#stop('method-not-idempotent', serverDelay);
     if (!this.#replayable) return this.#stop('body-not-replayable', serverDelay);
@@ -194,8 +260,9 @@ export class RetryState {
   }
 
   /**
-   * Fires `onRetry`, then waits the decision's delay. Rejects at once with the signal's reason when it aborts
-   * (R7); the caller then must not send another attempt.
+   * Fires `onRetry` (and awaits it when it returns a Promise), then waits the decision's delay. Rejects at once
+   * with the signal's reason when it aborts (R7), and the call's reason becomes `'aborted'`; the caller then must
+   * not send another attempt. If `onRetry` throws or rejects, it rejects with that error and sets no timer.
    */
   async wait(decision: RetryDecision, signal?: AbortSignal | null): Promise<void> {
     const outcome = this.#outcome;
@@ -210,14 +277,21 @@ export class RetryState {
       status: outcome?.type === 'response' ? outcome.status : undefined,
       error: outcome?.type === 'error' ? outcome.error : undefined,
     };
-    this.#options.onRetry?.(event);
-    const started = this.#options.now();
+    let started: number | undefined;
     try {
+      const hook = this.#options.onRetry?.(event);
+      if (isThenable(hook)) await untilAborted(hook, signal);
+      started = this.#options.now();
       await sleep(decision.delay, signal, this.#options.timers);
       this.#totalDelay += decision.delay;
     } catch (reason) {
-      // Aborted: count only the part of the wait that passed.
-      this.#totalDelay += Math.min(decision.delay, Math.max(0, this.#options.now() - started));
+      if (signal?.aborted) {
+        // Aborted: count only the part of the wait that passed; the call stopped because of the abort (R7).
+        if (started !== undefined) {
+          this.#totalDelay += Math.min(decision.delay, Math.max(0, this.#options.now() - started));
+        }
+        this.#stop('aborted', decision.serverDelay);
+      }
       throw reason;
     }
   }

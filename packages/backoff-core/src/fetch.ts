@@ -83,11 +83,20 @@ export function withBackoff(fetchFn?: FetchLike, options?: BackoffOptions): Fetc
       let outcome: Outcome;
       try {
         response = await send(input, attemptInit);
-        outcome = { type: 'response', status: response.status, headers: response.headers };
+        outcome = { type: 'response', status: response.status, headers: response.headers, response };
       } catch (error) {
         outcome = { type: 'error', kind: signal?.aborted ? 'abort' : classifyError(error), error };
       }
-      const decision = state.next(outcome);
+      let decision = state.decide(outcome, signal);
+      if (decision instanceof Promise) {
+        try {
+          decision = await decision;
+        } catch (reason) {
+          // Aborted while an async shouldRetry ran, or it rejected: the call ends with that.
+          response?.body?.cancel().catch(() => {});
+          throw attachResult(reason, state.result());
+        }
+      }
       if (!decision.retry) {
         if (outcome.type === 'error') throw attachResult(outcome.error, state.result());
         return attachResult(response as Response, state.result());

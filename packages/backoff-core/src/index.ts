@@ -18,7 +18,9 @@ export {
   DEFAULT_STATUS_CODES,
   DEFAULTS,
   type Jitter,
+  type OnRetry,
   type ResolvedOptions,
+  type ShouldRetry,
 } from './options.js';
 export { classifyError, classifyNetworkFailure, type ErrorKind, type Outcome } from './outcome.js';
 export type { RetryReason, StopReason } from './reasons.js';

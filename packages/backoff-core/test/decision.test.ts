@@ -417,10 +417,22 @@ describe('R1/R5 shouldRetry: three states, no bypass of the limits', () => {
         url: URL_,
         status: 503,
         error: undefined,
+        response: undefined,
+        headers: undefined,
         outcome: unavailable,
         retryable: true,
       },
-      { attempt: 2, method: 'PUT', url: URL_, status: undefined, error, outcome: tls, retryable: false },
+      {
+        attempt: 2,
+        method: 'PUT',
+        url: URL_,
+        status: undefined,
+        error,
+        response: undefined,
+        headers: undefined,
+        outcome: tls,
+        retryable: false,
+      },
     ]);
   });
 

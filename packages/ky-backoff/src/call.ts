@@ -2,6 +2,8 @@ import {
   attachResult,
   type Backoff,
   type BackoffOptions,
+  type Decision,
+  type Outcome,
   type RetryDecision,
   type RetryState,
 } from 'backoff-core';
@@ -160,6 +162,18 @@ export class KyCall {
     return attempt !== undefined && !attempt.aborted ? attempt : this.#userSignal;
   }
 
+  /** The core's decision; an async `shouldRetry` is awaited under the caller's signal. */
+  async #decide(state: RetryState, outcome: Outcome): Promise<Decision> {
+    const decision = state.decide(outcome, this.#waitSignal());
+    if (!(decision instanceof Promise)) return decision;
+    try {
+      return await decision;
+    } catch (reason) {
+      // Aborted meanwhile, or shouldRetry failed: the call ends with that, carrying what was done so far.
+      throw attachResult(reason, state.result());
+    }
+  }
+
   async #wait(state: RetryState, decision: RetryDecision): Promise<void> {
     try {
       await state.wait(decision, this.#waitSignal());
@@ -188,7 +202,12 @@ export class KyCall {
       return undefined;
     }
     this.#recorded = true;
-    const decision = state.next({ type: 'response', status: response.status, headers: response.headers });
+    const decision = await this.#decide(state, {
+      type: 'response',
+      status: response.status,
+      headers: response.headers,
+      response,
+    });
     if (!decision.retry) return attachResult(response, state.result());
     await this.#wait(state, decision);
     // Only reached with a marker: without one the call's policy never retries a response decided here.
@@ -216,10 +235,11 @@ export class KyCall {
     }
     this.#recorded = true;
     // ky 1.13 (no retry marker): a failed response arrives here as ky's HTTPError; its status and headers decide.
-    const decision = state.next(
+    const decision = await this.#decide(
+      state,
       response === undefined
         ? { type: 'error', kind: this.#kind(error), error }
-        : { type: 'response', status: response.status, headers: response.headers },
+        : { type: 'response', status: response.status, headers: response.headers, response },
     );
     if (!decision.retry) {
       attachResult(error, state.result());

@@ -39,6 +39,11 @@ export interface BackoffClientDriver {
   create(baseUrl: string, options: BackoffOptions): { send(request: SuiteRequest): Promise<Settled> };
   /** Classifies a final error by the client's own error types (`instanceof` / the client's guards). */
   errorKind(error: unknown): ErrorKindSeen;
+  /**
+   * Reads the body of the client's own response object as `shouldRetry` gets it (a fetch `Response` is read
+   * through a clone, so the caller's stays unread), and throws if it is not that client's response type.
+   */
+  readBody(response: unknown): Promise<string>;
 }
 
 /**
@@ -310,6 +315,73 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       if (!settled.ok) expect(driver.errorKind(settled.error)).toBe('abort');
       expect(route.hits).toHaveLength(1);
       expect(clock.pendingCount).toBe(0);
+      // The reason says why the call stopped: the abort, not the 503 it was waiting to retry.
+      expect(settled.result).toMatchObject({ attempts: 1, reason: 'aborted' });
+    });
+
+    it("R8: an async shouldRetry reads the body of the client's own response", async () => {
+      const route = api.script('/items', [
+        { status: 503, body: 'busy, retry' },
+        { status: 503, body: 'down for good' },
+        200,
+      ]);
+      const bodies: string[] = [];
+      const settled = await client({
+        shouldRetry: async ({ response, status }) => {
+          const body = await driver.readBody(response);
+          bodies.push(`${status} ${body}`);
+          return body.endsWith('retry');
+        },
+      }).send({ method: 'GET', path: '/items' });
+      expectHttpFailure(settled, 503);
+      expect(bodies).toEqual(['503 busy, retry', '503 down for good']);
+      expect(route.hits).toHaveLength(2);
+      expect(settled.result).toMatchObject({ attempts: 2, reason: 'should-retry' });
+    });
+
+    it('R8: an async onRetry is awaited before the wait starts; its rejection ends the call with its error', async () => {
+      api.script('/items', [503, 503, 200]);
+      const waitsWhenDone: number[] = [];
+      const settled = await client({
+        onRetry: async () => {
+          await new Promise((resolve) => setTimeout(resolve, 1));
+          waitsWhenDone.push(clock.waits.length);
+        },
+      }).send({ method: 'GET', path: '/items' });
+      expect(settled).toMatchObject({ ok: true, status: 200 });
+      // Each onRetry finished before its own wait was started.
+      expect(waitsWhenDone).toEqual([0, 1]);
+
+      const route = api.script('/refresh', [503, 200]);
+      const boom = new Error('token refresh failed');
+      const failed = await client({ onRetry: () => Promise.reject(boom) }).send({
+        method: 'GET',
+        path: '/refresh',
+      });
+      expect(failed).toMatchObject({ ok: false, error: boom });
+      expect(route.hits).toHaveLength(1);
+      expect(clock.waits).toEqual([]);
+    });
+
+    it('R7/R8: an abort while an async shouldRetry runs rejects at once with the abort error', async () => {
+      const route = api.script('/slow', [503, 200]);
+      const controller = new AbortController();
+      let release: (value: boolean) => void = () => {};
+      const settled = await client({
+        shouldRetry: () => {
+          // Abort while the condition is still pending; it answers only after the call has ended.
+          setTimeout(() => controller.abort(), 1);
+          return new Promise<boolean>((resolve) => {
+            release = resolve;
+          });
+        },
+      }).send({ method: 'GET', path: '/slow', signal: controller.signal });
+      release(true);
+      expect(settled.ok).toBe(false);
+      if (!settled.ok) expect(driver.errorKind(settled.error)).toBe('abort');
+      expect(route.hits).toHaveLength(1);
+      expect(clock.waits).toEqual([]);
+      expect(settled.result).toMatchObject({ attempts: 1, reason: 'aborted' });
     });
 
     it('R7: an already-aborted signal sends nothing', async () => {

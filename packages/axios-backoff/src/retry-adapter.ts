@@ -82,8 +82,12 @@ async function sendWithRetries(
   });
   if (state.idempotencyKey !== undefined) {
     // Only when the user opted in (R10): a new header can turn a simple CORS request into a preflighted one.
+    // A header the caller set to `false` (axios's "never send it") is kept as it is: no key goes out.
     config.headers.set(policy.options.idempotencyKeyHeader, state.idempotencyKey);
   }
+  // What axios will send is what the headers hold now: the core reads the key back from them, not from its own
+  // record of the key it generated.
+  state.sent(config.headers);
 
   for (;;) {
     let response: AxiosResponse | undefined;

@@ -2,7 +2,7 @@ import type { RetryBudget } from './budget.js';
 import { computeDelay, serverDelayWithJitter } from './delay.js';
 import type { BackoffResult, RetryEvent, ShouldRetryContext } from './events.js';
 import { type HeadersLike, headerGetter } from './headers.js';
-import { generateIdempotencyKey } from './idempotency.js';
+import { generateIdempotencyKey, idempotencyKeyProblem } from './idempotency.js';
 import type { ResolvedOptions } from './options.js';
 import type { Outcome } from './outcome.js';
 import type { RetryReason, StopReason } from './reasons.js';
@@ -56,7 +56,8 @@ export class RetryState {
   readonly #options: ResolvedOptions;
   readonly #budget: RetryBudget | undefined;
   readonly #started: number;
-  readonly #hasKey: boolean;
+  /** Whether the request as sent carries a usable key: the caller's, or one the adapter reported via `sent()`. */
+  #keySent: boolean;
   readonly #idempotent: boolean;
   readonly #replayable: boolean;
   #attempts = 0;
@@ -71,7 +72,7 @@ export class RetryState {
   readonly url: string | undefined;
   /**
    * The key generated for this request by `idempotencyKey`, when one was needed. The adapter sends it as
-   * `idempotencyKeyHeader` on every attempt.
+   * `idempotencyKeyHeader` on every attempt, and reports the outgoing headers with `sent()`.
    */
   readonly idempotencyKey: string | undefined;
 
@@ -85,12 +86,34 @@ export class RetryState {
     this.#idempotent = options.methods.has(this.method);
     // An empty value is no key: a server cannot deduplicate on it.
     const existing = headerGetter(request.headers)(options.idempotencyKeyHeader)?.trim() || undefined;
+    if (existing !== undefined) {
+      const problem = idempotencyKeyProblem(existing);
+      if (problem !== undefined) {
+        // Thrown before anything is sent: a mangled key could make two different requests look like one.
+        throw new TypeError(
+          `The request's \`${options.idempotencyKeyHeader}\` header cannot be sent as it is, got ${JSON.stringify(existing)}: ${problem}.`,
+        );
+      }
+    }
     const setting = options.idempotencyKey;
     this.idempotencyKey =
       existing === undefined && !this.#idempotent && setting !== false
         ? generateIdempotencyKey(setting)
         : undefined;
-    this.#hasKey = existing !== undefined || this.idempotencyKey !== undefined;
+    // A generated key counts only once the adapter reports it on the outgoing request (`sent`).
+    this.#keySent = existing !== undefined;
+  }
+
+  /**
+   * Reports the headers of the request as it is actually sent, read after the adapter set `idempotencyKey` on it.
+   * A non-idempotent request is retried only if its key header is on the request that went out (R2): this is
+   * the core's only source for a generated key, so a client that silently drops or refuses the header (axios
+   * keeps a `false` it was given) can never make the core believe a key is there. Call it before `next` /
+   * `decide`; calling it for every attempt is fine (the last report counts).
+   */
+  sent(headers: HeadersLike | undefined | null): void {
+    const key = headerGetter(headers)(this.#options.idempotencyKeyHeader)?.trim();
+    this.#keySent = key !== undefined && key !== '' && idempotencyKeyProblem(key) === undefined;
   }
 
   /** Attempts recorded so far. */
@@ -119,7 +142,7 @@ export class RetryState {
     if (outcome.type === 'response') {
       const { status } = outcome;
       if (options.statusCodes.has(status)) return { retryable: true, reason: 'status' };
-      if (status === 409 && this.#hasKey) return { retryable: true, reason: 'idempotency-conflict' };
+      if (status === 409 && this.#keySent) return { retryable: true, reason: 'idempotency-conflict' };
       if (status === 413 && serverDelay !== undefined)
         return { retryable: true, reason: 'payload-too-large-with-timing' };
       return { retryable: false, reason: status < 400 ? 'success' : 'not-retryable-status' };
@@ -230,7 +253,7 @@ export class RetryState {
     const options = this.#options;
     const serverDelay = this.#serverDelay;
     if (!verdict.retryable) return this.#stop(verdict.reason, serverDelay);
-    if (!this.#idempotent && !this.#hasKey) return this.#stop('method-not-idempotent', serverDelay);
+    if (!this.#idempotent && !this.#keySent) return this.#stop('method-not-idempotent', serverDelay);
     if (!this.#replayable) return this.#stop('body-not-replayable', serverDelay);
 
     const retryNumber = this.#attempts;

@@ -129,7 +129,12 @@ export class KyCall {
     }
     this.#attemptSignal = request.signal;
     this.#recorded = false;
-    if (this.state !== undefined || this.#policy === undefined) return;
+    if (this.state !== undefined) {
+      // ky 1.x runs this for every attempt, on its clone of the request: report what this one carries.
+      this.state.sent(request.headers);
+      return;
+    }
+    if (this.#policy === undefined) return;
     let policy = this.#withTotalTimeout(this.#policy);
     if (!this.#canForceRetry && options.throwHttpErrors === false) {
       // ky 1.13 never asks `shouldRetry` about a response it does not throw for: decide it, but never retry it.
@@ -146,6 +151,8 @@ export class KyCall {
       // Only with `idempotencyKey` set (R10). ky 1.x clones this request for each retry: the key goes along.
       request.headers.set(policy.options.idempotencyKeyHeader, this.state.idempotencyKey);
     }
+    // The core reads the key back from the request ky sends, not from its record of the key it made.
+    this.state.sent(request.headers);
   }
 
   /** `totalTimeout` is a deadline counted from when ky created the call: no wait may outlast it. */

@@ -252,6 +252,34 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       expect(second.hits[0]?.headers.get('idempotency-key')).not.toBe(keys[0]);
     });
 
+    it('R2: a key that cannot travel (not visible ASCII) is a TypeError naming the problem, and nothing is sent', async () => {
+      const route = api.script('/orders', [503, 201]);
+      const generated = await client({ idempotencyKey: () => 'заказ-α' }).send({
+        method: 'POST',
+        path: '/orders',
+        json: { n: 1 },
+      });
+      expect(generated).toMatchObject({ ok: false });
+      if (!generated.ok) {
+        expect(generated.error).toBeInstanceOf(TypeError);
+        expect(String(generated.error)).toMatch(/`idempotencyKey`.*"з" \(U\+0437\) is not visible ASCII/);
+      }
+      const caller = await client().send({
+        method: 'POST',
+        path: '/orders',
+        headers: { 'Idempotency-Key': 'café-1' },
+        json: { n: 1 },
+      });
+      expect(caller).toMatchObject({ ok: false });
+      if (!caller.ok) {
+        expect(caller.error).toBeInstanceOf(TypeError);
+        expect(String(caller.error)).toMatch(
+          /`Idempotency-Key` header cannot be sent as it is, got "café-1"/,
+        );
+      }
+      expect(route.hits).toHaveLength(0);
+    });
+
     it('R1/R2: 409 is retried only when the request carries a key', async () => {
       const keyed = api.script('/keyed', [409, 200]);
       const ok = await client().send({

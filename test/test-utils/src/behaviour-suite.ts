@@ -114,6 +114,17 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       expect(clock.waits).toEqual([3300]);
     });
 
+    it('R4: a Retry-After list joining seconds and a date (two header lines) waits for the later one', async () => {
+      const c = client();
+      const date = new Date(clock.now() + 5000).toUTCString();
+      const route = api.script('/limited', [{ status: 503, headers: { 'Retry-After': `2, ${date}` } }, 200]);
+      const settled = await c.send({ method: 'GET', path: '/limited' });
+      expect(settled).toMatchObject({ ok: true, status: 200 });
+      expect(route.hits).toHaveLength(2);
+      // 5000 ms floor + 0.5 x 1000 ms (20% of the delay, at most 1 s).
+      expect(clock.waits).toEqual([5500]);
+    });
+
     it('R4: a Retry-After above maxRetryAfter gives up at once and reports the server delay', async () => {
       const route = api.script('/limited', [{ status: 429, headers: { 'Retry-After': '120' } }, 200]);
       const settled = await client().send({ method: 'GET', path: '/limited' });

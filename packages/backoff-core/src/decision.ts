@@ -1,5 +1,5 @@
 import type { RetryBudget } from './budget.js';
-import { computeDelay, serverDelayWithJitter } from './delay.js';
+import { computeDelay, serverDelayWithJitter, throttlingDelayOptions } from './delay.js';
 import type { BackoffResult, RetryEvent, ShouldRetryContext } from './events.js';
 import { type HeadersLike, headerGetter } from './headers.js';
 import { generateIdempotencyKey, idempotencyKeyProblem } from './idempotency.js';
@@ -233,6 +233,11 @@ export class RetryState {
     return verdict;
   }
 
+  /** Whether the attempt being decided was a throttling answer (429): priced and paced as throttling. */
+  get #throttled(): boolean {
+    return this.#outcome?.type === 'response' && this.#outcome.status === 429;
+  }
+
   #context(outcome: Outcome, verdict: Verdict): ShouldRetryContext {
     const answered = outcome.type === 'response';
     return {
@@ -268,13 +273,17 @@ export class RetryState {
         : options.deadline - (options.now() - this.#started);
     let delay: number;
     if (serverDelay === undefined) {
-      delay = computeDelay(retryNumber, options, options.random, this.#previousDelay);
+      // A 429 without a timing header (nginx's limit_req) backs off as throttling: see throttlingDelayOptions.
+      const shape = this.#throttled ? throttlingDelayOptions(options) : options;
+      delay = computeDelay(retryNumber, shape, options.random, this.#previousDelay);
     } else {
       // The server's delay is a floor; its jitter may not push the wait past maxRetryAfter or the deadline.
       delay = serverDelayWithJitter(serverDelay, Math.min(options.maxRetryAfter, remaining), options.random);
     }
     if (delay > remaining) return this.#stop('deadline', serverDelay);
-    if (this.#budget && !this.#budget.tryAcquire()) return this.#stop('budget-exhausted', serverDelay);
+    if (this.#budget && !this.#budget.tryAcquire(this.#throttled ? 'throttling' : 'transient')) {
+      return this.#stop('budget-exhausted', serverDelay);
+    }
 
     this.#previousDelay = delay;
     const decision: RetryDecision = { retry: true, retryNumber, delay, reason: verdict.reason, serverDelay };

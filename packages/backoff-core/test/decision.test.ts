@@ -52,7 +52,26 @@ type Row = [
 describe('R1 decision table: statuses', () => {
   const key = { headers: { 'Idempotency-Key': '"k-1"' } };
   it.each<Row>([
-    ...[408, 429, 500, 502, 503, 504].map((s): Row => [`${s}`, response(s), {}, {}, retry(500, 'status')]),
+    ...[408, 500, 502, 503, 504].map((s): Row => [`${s}`, response(s), {}, {}, retry(500, 'status')]),
+    // Item 7: a 429 without a timing header is throttling: base >= 1 s and equal jitter, never "at once".
+    ['429 (throttling: 500 + 0.5 x 500)', response(429), {}, {}, retry(750, 'status')],
+    [
+      '429 with baseDelay 10 (the base is still 1 s)',
+      response(429),
+      {},
+      { baseDelay: 10 },
+      retry(750, 'status'),
+    ],
+    [
+      '429 with maxDelay 200 (capped)',
+      response(429),
+      {},
+      { baseDelay: 10, maxDelay: 200 },
+      retry(150, 'status'),
+    ],
+    ['429 with jitter none', response(429), {}, { baseDelay: 10, jitter: 'none' }, retry(1000, 'status')],
+    ['429 with jitter equal', response(429), {}, { jitter: 'equal' }, retry(750, 'status')],
+    ['429 with baseDelay 4000', response(429), {}, { baseDelay: 4000 }, retry(3000, 'status')],
     ...[200, 201, 204, 301, 304].map((s): Row => [`${s}`, response(s), {}, {}, stop('success')]),
     ...[400, 401, 403, 404, 405, 410, 422, 501, 505, 599].map(
       (s): Row => [`${s}`, response(s), {}, {}, stop('not-retryable-status')],
@@ -915,5 +934,35 @@ describe('R6/R9 extend(): per-request overrides share the budget unless replaced
     const b = createBackoff({ budget, random: () => 0.5 });
     expect(a.start().next(response(503))).toMatchObject({ retry: true });
     expect(b.start().next(response(503))).toMatchObject({ retry: false, reason: 'budget-exhausted' });
+  });
+});
+
+describe('item 7: a 429 without a timing header backs off as throttling', () => {
+  it('never sooner than half of a 1 s-based backoff, whatever random draws', () => {
+    for (const r of [0, 0.001, 0.5, 0.999]) {
+      const state = policy({ random: () => r, baseDelay: 50 }).start();
+      const delays = [1, 2, 3].map(() => {
+        const decision = state.next(response(429));
+        return decision.retry ? decision.delay : Number.NaN;
+      });
+      expect(delays[0]).toBeGreaterThanOrEqual(500);
+      expect(delays[1]).toBeGreaterThanOrEqual(1000);
+      expect(delays[2]).toBeGreaterThanOrEqual(2000);
+      expect(delays).toEqual([500 + r * 500, 1000 + r * 1000, 2000 + r * 2000]);
+    }
+  });
+
+  it('a 503 keeps the configured backoff (full jitter from baseDelay)', () => {
+    expect(first(response(503), {}, { baseDelay: 50, random: () => 0 })).toStrictEqual(retry(0, 'status'));
+  });
+
+  it('a 429 with Retry-After waits the server delay as before', () => {
+    expect(first(response(429, { 'retry-after': '2' }))).toStrictEqual(retry(2200, 'status', 2000));
+  });
+
+  it('decorrelated jitter starts from the 1 s base', () => {
+    expect(
+      first(response(429), {}, { jitter: 'decorrelated', baseDelay: 10, random: () => 0 }),
+    ).toStrictEqual(retry(1000, 'status'));
   });
 });

@@ -431,6 +431,28 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       expect(route.hits).toHaveLength(0);
     });
 
+    it('R6 (issue 14 (a)): 30 parallel GETs against a limiter of 10 per 2 s all succeed with the default budget', async () => {
+      const c = client();
+      clock.auto = false;
+      const route = api.limiter('/burst', { limit: 10, windowMs: 2000, now: clock.now });
+      let settledCount = 0;
+      const calls = Array.from({ length: 30 }, () =>
+        c.send({ method: 'GET', path: '/burst' }).finally(() => settledCount++),
+      );
+      // Drive the clock one wave at a time: once every call has either ended or started its wait, move 3 s on.
+      for (let step = 0; settledCount < 30; step++) {
+        if (step > 100_000) throw new Error('the burst never settled');
+        await new Promise((resolve) => setImmediate(resolve));
+        if (settledCount + clock.pendingCount === 30 && clock.pendingCount > 0) clock.advance(3000);
+      }
+      const results = await Promise.all(calls);
+      expect(results.filter((settled) => settled.ok && settled.status === 200)).toHaveLength(30);
+      expect(results.map((settled) => settled.result?.reason)).toEqual(Array(30).fill('success'));
+      // 30 first attempts, 20 retries after the first window, 10 after the second: every one waited as told.
+      expect(route.hits).toHaveLength(60);
+      expect(new Set(clock.waits)).toEqual(new Set([2200]));
+    });
+
     it('R6: under an always-503 server the budget stops retries after its reserve', async () => {
       const route = api.script('/down', [503]);
       const c = client({ budget: { reserve: 2, ratio: 0.1 } });

@@ -67,6 +67,9 @@ async function sendWithRetries(
   setting: AdapterSetting,
   installation: Installation,
 ): Promise<AxiosResponse> {
+  // axios has already resolved the adapter it calls (this one): the config goes back to the caller's own setting,
+  // so `response.config.adapter` / `error.config.adapter` show what they set, and a re-sent config works as the first.
+  config.adapter = setting;
   // Resolved as dispatchRequest resolves it, so names ('http', 'fetch', lists) and custom adapters all work.
   const adapter = resolveAdapter(setting ?? axios.defaults.adapter, config);
   const { backoff } = config;

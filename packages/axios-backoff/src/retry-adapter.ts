@@ -69,7 +69,8 @@ async function sendWithRetries(
 ): Promise<AxiosResponse> {
   // axios has already resolved the adapter it calls (this one): the config goes back to the caller's own setting,
   // so `response.config.adapter` / `error.config.adapter` show what they set, and a re-sent config works as the first.
-  config.adapter = setting;
+  if (setting === undefined) delete config.adapter;
+  else config.adapter = setting;
   // Resolved as dispatchRequest resolves it, so names ('http', 'fetch', lists) and custom adapters all work.
   const adapter = resolveAdapter(setting ?? axios.defaults.adapter, config);
   const { backoff } = config;

@@ -177,7 +177,7 @@ export class RetryState {
     if (shouldRetry === undefined) return this.#gate(verdict);
     const override = shouldRetry(this.#context(outcome, verdict));
     if (isThenable(override)) {
-      // Handled, so that the promise nobody awaits cannot reject unhandled.
+      // Handled, so that the promise nobody awaits cannot reject unhandled. No gate runs: nothing is spent.
       Promise.resolve(override).catch(() => {});
       throw new TypeError(
         '`shouldRetry` returned a Promise: use `RetryState.decide()`, which awaits it, instead of `next()`.',

@@ -1,5 +1,5 @@
 import { VirtualClock } from '@backoff/test-utils';
-import { type BackoffOptions, createBackoff, type Decision, type Outcome } from 'backoff-core';
+import { type BackoffOptions, createBackoff, type Decision, type Outcome, RetryBudget } from 'backoff-core';
 import { describe, expect, it, vi } from 'vitest';
 
 const NOW = Date.UTC(2026, 11, 2, 12, 0, 0);
@@ -101,6 +101,14 @@ describe('item 8: shouldRetry may return a Promise and sees the client response'
       ),
     );
     await Promise.resolve();
+  });
+
+  it('next() with a Promise from shouldRetry spends nothing: no budget taken, no retry recorded', async () => {
+    const budget = new RetryBudget({ reserve: 1 });
+    const state = createBackoff({ budget, shouldRetry: async () => true }).start();
+    expect(() => state.next(unavailable())).toThrow(TypeError);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(budget.snapshot()).toMatchObject({ tokens: 1, acquired: 0 });
   });
 });
 

@@ -49,8 +49,10 @@ function overridden(verdict: Verdict, override: unknown): Verdict {
 }
 
 /**
- * The retry state of one logical request: call `next(outcome)` after each attempt, and `wait(decision)` before
- * re-sending when it says to retry. Holds the attempt count, the total wait and the generated Idempotency-Key.
+ * The retry state of one logical request: report the outgoing headers with `sent(headers)`, call `next(outcome)`
+ * (or `decide(outcome, signal)`, which also awaits an async `shouldRetry`) after each attempt, and
+ * `wait(decision)` before re-sending when it says to retry. Holds the attempt count, the total wait and the
+ * generated Idempotency-Key.
  */
 export class RetryState {
   readonly #options: ResolvedOptions;

@@ -4,7 +4,9 @@
  * Paths are relative to benchmarks/. `budget` is in size-limit's own count (min+gzip bytes, less the 32 bytes
  * it subtracts for esbuild's empty-project output); entries without one are measured only. Budgets are the
  * measured size plus about 1.5%, so that growth fails `pnpm test`: raise one only with a reason (and a new
- * `pnpm bench` run for RESULTS.md).
+ * `pnpm bench` run for RESULTS.md). Issue 14 raised all three by about 1.1 kB (core 6065 -> 7214 B measured): the
+ * Idempotency-Key checks and their error messages (~410 B), async shouldRetry/onRetry with abort (~370 B), the
+ * throttling price and backoff (~190 B), mixed Retry-After lists and draft-7 RateLimit (~110 B).
  */
 export interface SizeEntry {
   readonly name: string;
@@ -19,15 +21,15 @@ export const SIZE_ENTRIES: readonly SizeEntry[] = [
     name: 'axios-backoff (with backoff-core)',
     path: '../packages/axios-backoff/src/index.ts',
     external: ['axios'],
-    budget: 7070,
+    budget: 8170,
   },
   {
     name: 'ky-backoff (with backoff-core)',
     path: '../packages/ky-backoff/src/index.ts',
     external: ['ky'],
-    budget: 7406,
+    budget: 8440,
   },
-  { name: 'backoff-core', path: '../packages/backoff-core/src/index.ts', external: [], budget: 6150 },
+  { name: 'backoff-core', path: '../packages/backoff-core/src/index.ts', external: [], budget: 7320 },
   // The adapters' own code alone: what they would weigh on top of a core the page already has.
   {
     name: 'axios-backoff alone (core external)',

@@ -49,7 +49,7 @@ function headersOf(headers: unknown): HeadersLike | undefined {
 
 /** A response the adapter resolved with (whatever `validateStatus` let through). */
 export function responseOutcome(response: AxiosResponse): Outcome {
-  return { type: 'response', status: response.status, headers: headersOf(response.headers) };
+  return { type: 'response', status: response.status, headers: headersOf(response.headers), response };
 }
 
 /**

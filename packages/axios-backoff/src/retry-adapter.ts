@@ -1,5 +1,5 @@
 import axios, { type AxiosAdapter, type AxiosResponse, type InternalAxiosRequestConfig } from 'axios';
-import type { Backoff, Outcome } from 'backoff-core';
+import type { Backoff, Decision, Outcome, RetryState } from 'backoff-core';
 import { type AdapterSetting, resolveAdapter } from './axios-compat.js';
 import { discardResponse, isReplayable } from './body.js';
 import { cancellation, waitSignal } from './cancel.js';
@@ -37,6 +37,26 @@ function rejectBadOverride(backoff: unknown): never {
 }
 
 /**
+ * Runs one step of the core that may wait (an async `shouldRetry`, `onRetry`, the backoff wait) under the
+ * request's `signal` and `cancelToken`. Cancelled meanwhile, it rejects at once as axios would for a request
+ * cancelled before it is sent; any other rejection (`shouldRetry` or `onRetry` failing) ends the call with it.
+ */
+async function cancellable<T>(
+  config: InternalAxiosRequestConfig,
+  state: RetryState,
+  step: (signal: AbortSignal | undefined) => T | Promise<T>,
+): Promise<T> {
+  const { signal, release } = waitSignal(config);
+  try {
+    return await step(signal);
+  } catch (reason) {
+    throw withResult(cancellation(config) ?? reason, state.result());
+  } finally {
+    release();
+  }
+}
+
+/**
  * One logical request: send through the real adapter, ask the core, wait, send again. It runs where axios
  * calls its adapter, after the request interceptors and `transformRequest` and before `transformResponse` and
  * the response interceptors, so each of those runs once per logical request and every attempt sends the very
@@ -47,6 +67,10 @@ async function sendWithRetries(
   setting: AdapterSetting,
   installation: Installation,
 ): Promise<AxiosResponse> {
+  // axios has already resolved the adapter it calls (this one): the config goes back to the caller's own setting,
+  // so `response.config.adapter` / `error.config.adapter` show what they set, and a re-sent config works as the first.
+  if (setting === undefined) delete config.adapter;
+  else config.adapter = setting;
   // Resolved as dispatchRequest resolves it, so names ('http', 'fetch', lists) and custom adapters all work.
   const adapter = resolveAdapter(setting ?? axios.defaults.adapter, config);
   const { backoff } = config;
@@ -62,8 +86,12 @@ async function sendWithRetries(
   });
   if (state.idempotencyKey !== undefined) {
     // Only when the user opted in (R10): a new header can turn a simple CORS request into a preflighted one.
+    // A header the caller set to `false` (axios's "never send it") is kept as it is: no key goes out.
     config.headers.set(policy.options.idempotencyKeyHeader, state.idempotencyKey);
   }
+  // What axios will send is what the headers hold now: the core reads the key back from them, not from its own
+  // record of the key it generated.
+  state.sent(config.headers);
 
   for (;;) {
     let response: AxiosResponse | undefined;
@@ -76,22 +104,17 @@ async function sendWithRetries(
       failure = { error };
       outcome = errorOutcome(error, config);
     }
-    const decision = state.next(outcome);
+    // Without shouldRetry the decision is made at once: no signal bridge, no await on the success path.
+    const decision =
+      policy.options.shouldRetry === undefined
+        ? (state.decide(outcome) as Decision)
+        : await cancellable(config, state, (signal) => state.decide(outcome, signal));
     if (!decision.retry) {
       if (failure !== undefined) throw withResult(failure.error, state.result());
       return withResult(response as AxiosResponse, state.result());
     }
     discardResponse(response ?? rejectedResponse(failure?.error), config.responseType);
-    const { signal, release } = waitSignal(config);
-    try {
-      await state.wait(decision, signal);
-    } catch (reason) {
-      // Aborted during the wait: reject at once, as axios would for a request cancelled before it is sent.
-      // Anything else is `onRetry` throwing, which ends the call with its error.
-      throw withResult(cancellation(config) ?? reason, state.result());
-    } finally {
-      release();
-    }
+    await cancellable(config, state, (signal) => state.wait(decision, signal));
   }
 }
 

@@ -12,7 +12,18 @@ export interface RetryBudgetOptions {
    * @default 0.1
    */
   ratio?: number | undefined;
+  /**
+   * What a retry after a throttling answer (a 429) costs, in retries: a throttled client that waits as told is
+   * pacing itself, not hammering a failing server. The AWS SDK's retry quota charges 5 tokens for a throttling
+   * retry against 14 for a transient one, so the default is 5/14 (about 0.357: 56 throttled retries in a full
+   * bucket of 20).
+   * @default 5 / 14
+   */
+  throttlingCost?: number | undefined;
 }
+
+/** What a retry is for, as the budget prices it: a transient failure (1 retry) or a throttling answer. */
+export type RetryKind = 'transient' | 'throttling';
 
 /** Counters of a budget, for logs and tests. Tokens are in retries (1 token = one retry). */
 export interface RetryBudgetSnapshot {
@@ -29,14 +40,16 @@ const SCALE = 1000;
 
 /**
  * A token bucket that caps retries at a fraction of successes (R6): each success adds `ratio` tokens, each retry
- * takes one, up to `reserve` tokens. Under total failure only `reserve` retries are ever made (load ~1x); with
- * a few random failures the bucket stays full and every failure gets its retries. This is the SRE book's 10%
- * per-client rule as a bucket (Marc Brooker's 0.1-per-success variant; gRPC's throttling is the same shape).
+ * takes one (a retry after a 429 takes `throttlingCost`), up to `reserve` tokens. Under total failure only
+ * `reserve` retries are ever made (load ~1x); with a few random failures the bucket stays full and every failure
+ * gets its retries. This is the SRE book's 10% per-client rule as a bucket (Marc Brooker's 0.1-per-success
+ * variant; gRPC's throttling is the same shape), with the AWS SDK's cheaper price for throttling retries.
  * Share one instance between clients to give them one budget.
  */
 export class RetryBudget {
   readonly #capacity: number;
   readonly #credit: number;
+  readonly #throttlingCost: number;
   #tokens: number;
   #acquired = 0;
   #refused = 0;
@@ -47,11 +60,12 @@ export class RetryBudget {
       throw new TypeError('Expected `budget` to be a RetryBudget, RetryBudget options or false.');
     }
     for (const key of Object.keys(options)) {
-      if (key !== 'reserve' && key !== 'ratio')
+      if (key !== 'reserve' && key !== 'ratio' && key !== 'throttlingCost')
         throw new TypeError(`Unknown budget option \`budget.${key}\`.`);
     }
     const reserve = options.reserve ?? 20;
     const ratio = options.ratio ?? 0.1;
+    const throttlingCost = options.throttlingCost ?? 5 / 14;
     if (typeof reserve !== 'number' || !Number.isInteger(reserve) || reserve < 0 || reserve > 1e9) {
       throw new RangeError(
         `Expected \`budget.reserve\` to be an integer from 0 to 1e9, got ${show(reserve)}.`,
@@ -60,18 +74,28 @@ export class RetryBudget {
     if (typeof ratio !== 'number' || !(ratio >= 0 && ratio <= 1)) {
       throw new RangeError(`Expected \`budget.ratio\` to be a number from 0 to 1, got ${show(ratio)}.`);
     }
+    if (typeof throttlingCost !== 'number' || !(throttlingCost >= 0 && throttlingCost <= 1)) {
+      throw new RangeError(
+        `Expected \`budget.throttlingCost\` to be a number from 0 to 1, got ${show(throttlingCost)}.`,
+      );
+    }
     this.#capacity = reserve * SCALE;
+    this.#throttlingCost = Math.round(throttlingCost * SCALE);
     this.#credit = Math.round(ratio * SCALE);
     this.#tokens = this.#capacity;
   }
 
-  /** Takes one retry's worth of tokens; `false` (and nothing taken) when there is not enough. */
-  tryAcquire(): boolean {
-    if (this.#tokens < SCALE) {
+  /**
+   * Takes what one retry of this kind costs (1 token, or `throttlingCost` for a throttling answer); `false` (and
+   * nothing taken) when there is not enough.
+   */
+  tryAcquire(kind: RetryKind = 'transient'): boolean {
+    const cost = kind === 'throttling' ? this.#throttlingCost : SCALE;
+    if (this.#tokens < cost) {
       this.#refused++;
       return false;
     }
-    this.#tokens -= SCALE;
+    this.#tokens -= cost;
     this.#acquired++;
     return true;
   }

@@ -1,13 +1,13 @@
 import type { RetryBudget } from './budget.js';
-import { computeDelay, serverDelayWithJitter } from './delay.js';
-import type { BackoffResult, RetryEvent } from './events.js';
+import { computeDelay, serverDelayWithJitter, throttlingDelayOptions } from './delay.js';
+import type { BackoffResult, RetryEvent, ShouldRetryContext } from './events.js';
 import { type HeadersLike, headerGetter } from './headers.js';
-import { generateIdempotencyKey } from './idempotency.js';
+import { generateIdempotencyKey, idempotencyKeyProblem } from './idempotency.js';
 import type { ResolvedOptions } from './options.js';
 import type { Outcome } from './outcome.js';
 import type { RetryReason, StopReason } from './reasons.js';
 import { parseRetryAfter } from './server-timing.js';
-import { sleep } from './sleep.js';
+import { isThenable, sleep, untilAborted } from './sleep.js';
 
 /** One logical request, as the core needs to know it. */
 export interface RequestDescription {
@@ -41,15 +41,25 @@ export type Decision = RetryDecision | StopDecision;
 
 type Verdict = { retryable: true; reason: RetryReason } | { retryable: false; reason: StopReason };
 
+/** `shouldRetry`'s answer laid over the default verdict: only `true` and `false` change it. */
+function overridden(verdict: Verdict, override: unknown): Verdict {
+  if (override === true && !verdict.retryable) return { retryable: true, reason: 'should-retry' };
+  if (override === false && verdict.retryable) return { retryable: false, reason: 'should-retry' };
+  return verdict;
+}
+
 /**
- * The retry state of one logical request: call `next(outcome)` after each attempt, and `wait(decision)` before
- * re-sending when it says to retry. Holds the attempt count, the total wait and the generated Idempotency-Key.
+ * The retry state of one logical request: report the outgoing headers with `sent(headers)`, call `next(outcome)`
+ * (or `decide(outcome, signal)`, which also awaits an async `shouldRetry`) after each attempt, and
+ * `wait(decision)` before re-sending when it says to retry. Holds the attempt count, the total wait and the
+ * generated Idempotency-Key.
  */
 export class RetryState {
   readonly #options: ResolvedOptions;
   readonly #budget: RetryBudget | undefined;
   readonly #started: number;
-  readonly #hasKey: boolean;
+  /** Whether the request as sent carries a usable key: the caller's, or one the adapter reported via `sent()`. */
+  #keySent: boolean;
   readonly #idempotent: boolean;
   readonly #replayable: boolean;
   #attempts = 0;
@@ -57,12 +67,14 @@ export class RetryState {
   #previousDelay: number | undefined;
   #last: Decision | undefined;
   #outcome: Outcome | undefined;
+  /** The server-requested delay of the attempt being decided. */
+  #serverDelay: number | undefined;
 
   readonly method: string;
   readonly url: string | undefined;
   /**
    * The key generated for this request by `idempotencyKey`, when one was needed. The adapter sends it as
-   * `idempotencyKeyHeader` on every attempt.
+   * `idempotencyKeyHeader` on every attempt, and reports the outgoing headers with `sent()`.
    */
   readonly idempotencyKey: string | undefined;
 
@@ -76,12 +88,34 @@ export class RetryState {
     this.#idempotent = options.methods.has(this.method);
     // An empty value is no key: a server cannot deduplicate on it.
     const existing = headerGetter(request.headers)(options.idempotencyKeyHeader)?.trim() || undefined;
+    if (existing !== undefined) {
+      const problem = idempotencyKeyProblem(existing);
+      if (problem !== undefined) {
+        // Thrown before anything is sent: a mangled key could make two different requests look like one.
+        throw new TypeError(
+          `The request's \`${options.idempotencyKeyHeader}\` header cannot be sent as it is, got ${JSON.stringify(existing)}: ${problem}.`,
+        );
+      }
+    }
     const setting = options.idempotencyKey;
     this.idempotencyKey =
       existing === undefined && !this.#idempotent && setting !== false
         ? generateIdempotencyKey(setting)
         : undefined;
-    this.#hasKey = existing !== undefined || this.idempotencyKey !== undefined;
+    // A generated key counts only once the adapter reports it on the outgoing request (`sent`).
+    this.#keySent = existing !== undefined;
+  }
+
+  /**
+   * Reports the headers of the request as it is actually sent, read after the adapter set `idempotencyKey` on it.
+   * A non-idempotent request is retried only if its key header is on the request that went out (R2): this is
+   * the core's only source for a generated key, so a client that silently drops or refuses the header (axios
+   * keeps a `false` it was given) can never make the core believe a key is there. Call it before `next` /
+   * `decide`; calling it for every attempt is fine (the last report counts).
+   */
+  sent(headers: HeadersLike | undefined | null): void {
+    const key = headerGetter(headers)(this.#options.idempotencyKeyHeader)?.trim();
+    this.#keySent = key !== undefined && key !== '' && idempotencyKeyProblem(key) === undefined;
   }
 
   /** Attempts recorded so far. */
@@ -110,7 +144,7 @@ export class RetryState {
     if (outcome.type === 'response') {
       const { status } = outcome;
       if (options.statusCodes.has(status)) return { retryable: true, reason: 'status' };
-      if (status === 409 && this.#hasKey) return { retryable: true, reason: 'idempotency-conflict' };
+      if (status === 409 && this.#keySent) return { retryable: true, reason: 'idempotency-conflict' };
       if (status === 413 && serverDelay !== undefined)
         return { retryable: true, reason: 'payload-too-large-with-timing' };
       return { retryable: false, reason: status < 400 ? 'success' : 'not-retryable-status' };
@@ -133,38 +167,100 @@ export class RetryState {
     return decision;
   }
 
-  /** Records one finished attempt and decides whether to retry it (R1, R2, R4, R5, R6). */
+  /**
+   * Records one finished attempt and decides whether to retry it (R1, R2, R4, R5, R6), synchronously. Use it
+   * when `shouldRetry` is not set or returns its verdict at once; a `shouldRetry` that returns a Promise makes it
+   * throw a TypeError (use `decide`).
+   */
   next(outcome: Outcome): Decision {
+    const verdict = this.#record(outcome);
+    if (verdict === undefined) return this.#last as StopDecision;
+    const { shouldRetry } = this.#options;
+    if (shouldRetry === undefined) return this.#gate(verdict);
+    const override = shouldRetry(this.#context(outcome, verdict));
+    if (isThenable(override)) {
+      // Handled, so that the promise nobody awaits cannot reject unhandled. No gate runs: nothing is spent.
+      Promise.resolve(override).catch(() => {});
+      throw new TypeError(
+        '`shouldRetry` returned a Promise: use `RetryState.decide()`, which awaits it, instead of `next()`.',
+      );
+    }
+    return this.#gate(overridden(verdict, override));
+  }
+
+  /**
+   * `next` for adapters: the same decision, returned at once unless `shouldRetry` returned a Promise; then a
+   * Promise of it, which rejects at once with the signal's reason if the caller aborts meanwhile (the decision
+   * is then `'aborted'`), and with `shouldRetry`'s own error if it rejects.
+   */
+  decide(outcome: Outcome, signal?: AbortSignal | null): Decision | Promise<Decision> {
+    const verdict = this.#record(outcome);
+    if (verdict === undefined) return this.#last as StopDecision;
+    const { shouldRetry } = this.#options;
+    if (shouldRetry === undefined) return this.#gate(verdict);
+    const override = shouldRetry(this.#context(outcome, verdict));
+    if (!isThenable(override)) return this.#gate(overridden(verdict, override));
+    return untilAborted(override, signal).then(
+      (value) => this.#gate(overridden(verdict, value)),
+      (error: unknown) => {
+        if (signal?.aborted) this.#stop('aborted', this.#serverDelay);
+        throw error;
+      },
+    );
+  }
+
+  /**
+   * Counts the attempt and returns the default verdict on it, or `undefined` when it was the caller's abort
+   * (then the call has stopped: not even shouldRetry is asked).
+   */
+  #record(outcome: Outcome): Verdict | undefined {
     const options = this.#options;
     this.#attempts++;
     this.#outcome = outcome;
-    // A caller's abort ends the call: not even shouldRetry is asked.
-    if (outcome.type === 'error' && outcome.kind === 'abort') return this.#stop('aborted', undefined);
-
+    if (outcome.type === 'error' && outcome.kind === 'abort') {
+      this.#serverDelay = undefined;
+      this.#stop('aborted', undefined);
+      return undefined;
+    }
     const serverDelay =
       outcome.type === 'response' && outcome.status >= 400
         ? parseRetryAfter(outcome.headers, options.now())
         : undefined;
-    let verdict = this.#classify(outcome, serverDelay);
+    this.#serverDelay = serverDelay;
+    const verdict = this.#classify(outcome, serverDelay);
     if (!verdict.retryable && (outcome.type === 'response' ? outcome.status < 500 : false)) {
       // The server answered: from the budget's point of view this request did not fail.
       this.#budget?.recordSuccess();
     }
-    if (options.shouldRetry) {
-      const override = options.shouldRetry({
-        attempt: this.#attempts,
-        method: this.method,
-        url: this.url,
-        status: outcome.type === 'response' ? outcome.status : undefined,
-        error: outcome.type === 'error' ? outcome.error : undefined,
-        outcome,
-        retryable: verdict.retryable,
-      });
-      if (override === true && !verdict.retryable) verdict = { retryable: true, reason: 'should-retry' };
-      if (override === false && verdict.retryable) verdict = { retryable: false, reason: 'should-retry' };
-    }
+    return verdict;
+  }
+
+  /** Whether the attempt being decided was a throttling answer (429): priced and paced as throttling. */
+  get #throttled(): boolean {
+    return this.#outcome?.type === 'response' && this.#outcome.status === 429;
+  }
+
+  #context(outcome: Outcome, verdict: Verdict): ShouldRetryContext {
+    const answered = outcome.type === 'response';
+    return {
+      attempt: this.#attempts,
+      method: this.method,
+      url: this.url,
+      status: answered ? outcome.status : undefined,
+      error: answered ? undefined : outcome.error,
+      response: answered ? outcome.response : undefined,
+      headers: answered ? outcome.headers : undefined,
+      outcome,
+      retryable: verdict.retryable,
+    };
+  }
+
+  /** The gates after the verdict: method, body, retries, maxRetryAfter, deadline, budget (R2, R4, R5, R6). */
+  #gate(verdict: Verdict): Decision {
+    const options = this.#options;
+    const serverDelay = this.#serverDelay;
     if (!verdict.retryable) return this.#stop(verdict.reason, serverDelay);
-    if (!this.#idempotent && !this.#hasKey) return this.#stop('method-not-idempotent', serverDelay);
+    if (!this.#idempotent && !this.#keySent) return this.#stop('method-not-idempotent', serverDelay);
     if (!this.#replayable) return this.#stop('body-not-replayable', serverDelay);
 
     const retryNumber = this.#attempts;
@@ -179,13 +275,17 @@ export class RetryState {
         : options.deadline - (options.now() - this.#started);
     let delay: number;
     if (serverDelay === undefined) {
-      delay = computeDelay(retryNumber, options, options.random, this.#previousDelay);
+      // A 429 without a timing header (nginx's limit_req) backs off as throttling: see throttlingDelayOptions.
+      const shape = this.#throttled ? throttlingDelayOptions(options) : options;
+      delay = computeDelay(retryNumber, shape, options.random, this.#previousDelay);
     } else {
       // The server's delay is a floor; its jitter may not push the wait past maxRetryAfter or the deadline.
       delay = serverDelayWithJitter(serverDelay, Math.min(options.maxRetryAfter, remaining), options.random);
     }
     if (delay > remaining) return this.#stop('deadline', serverDelay);
-    if (this.#budget && !this.#budget.tryAcquire()) return this.#stop('budget-exhausted', serverDelay);
+    if (this.#budget && !this.#budget.tryAcquire(this.#throttled ? 'throttling' : 'transient')) {
+      return this.#stop('budget-exhausted', serverDelay);
+    }
 
     this.#previousDelay = delay;
     const decision: RetryDecision = { retry: true, retryNumber, delay, reason: verdict.reason, serverDelay };
@@ -194,8 +294,9 @@ export class RetryState {
   }
 
   /**
-   * Fires `onRetry`, then waits the decision's delay. Rejects at once with the signal's reason when it aborts
-   * (R7); the caller then must not send another attempt.
+   * Fires `onRetry` (and awaits it when it returns a Promise), then waits the decision's delay. Rejects at once
+   * with the signal's reason when it aborts (R7), and the call's reason becomes `'aborted'`; the caller then must
+   * not send another attempt. If `onRetry` throws or rejects, it rejects with that error and sets no timer.
    */
   async wait(decision: RetryDecision, signal?: AbortSignal | null): Promise<void> {
     const outcome = this.#outcome;
@@ -210,14 +311,21 @@ export class RetryState {
       status: outcome?.type === 'response' ? outcome.status : undefined,
       error: outcome?.type === 'error' ? outcome.error : undefined,
     };
-    this.#options.onRetry?.(event);
-    const started = this.#options.now();
+    let started: number | undefined;
     try {
+      const hook = this.#options.onRetry?.(event);
+      if (isThenable(hook)) await untilAborted(hook, signal);
+      started = this.#options.now();
       await sleep(decision.delay, signal, this.#options.timers);
       this.#totalDelay += decision.delay;
     } catch (reason) {
-      // Aborted: count only the part of the wait that passed.
-      this.#totalDelay += Math.min(decision.delay, Math.max(0, this.#options.now() - started));
+      if (signal?.aborted) {
+        // Aborted: count only the part of the wait that passed; the call stopped because of the abort (R7).
+        if (started !== undefined) {
+          this.#totalDelay += Math.min(decision.delay, Math.max(0, this.#options.now() - started));
+        }
+        this.#stop('aborted', decision.serverDelay);
+      }
       throw reason;
     }
   }

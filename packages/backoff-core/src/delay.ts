@@ -59,3 +59,21 @@ export function serverDelayWithJitter(serverDelay: number, ceiling: number, rand
   const spread = Math.min(1000, Math.max(100, serverDelay * 0.2));
   return Math.min(serverDelay + unit(random) * spread, Math.max(serverDelay, ceiling));
 }
+
+/** The AWS SDK's base delay for throttling errors (against 50 ms for transient ones), in ms. */
+export const THROTTLING_BASE_DELAY = 1000;
+
+/**
+ * The delay shape for a throttling answer with no timing header (a 429 from nginx's `limit_req`): the base is at
+ * least 1 s (the AWS SDK's throttling base), and full jitter becomes equal jitter, so the retry never comes back
+ * sooner than half the backoff value: a throttled client gets no "retry within milliseconds" draw. Other jitters
+ * keep their formula on the larger base.
+ */
+export function throttlingDelayOptions(options: DelayOptions): DelayOptions {
+  return {
+    baseDelay: Math.min(options.maxDelay, Math.max(options.baseDelay, THROTTLING_BASE_DELAY)),
+    maxDelay: options.maxDelay,
+    factor: options.factor,
+    jitter: options.jitter === 'full' ? 'equal' : options.jitter,
+  };
+}

@@ -1,3 +1,4 @@
+import type { HeadersLike } from './headers.js';
 import type { Outcome } from './outcome.js';
 import type { RetryReason, StopReason } from './reasons.js';
 
@@ -11,6 +12,13 @@ export interface ShouldRetryContext {
   readonly status: number | undefined;
   /** The error, when the attempt failed without a response. */
   readonly error: unknown;
+  /**
+   * The client's own response object, when the attempt got one: fetch's `Response` (withBackoff, ky) or the
+   * `AxiosResponse`. A fetch `Response` body can be read once: read `response.clone()` to leave the caller theirs.
+   */
+  readonly response: unknown;
+  /** The response headers, when the attempt got a response (read them case-insensitively with `headerGetter`). */
+  readonly headers: HeadersLike | undefined;
   readonly outcome: Outcome;
   /** What the default rules would say, before `shouldRetry`. */
   readonly retryable: boolean;
@@ -39,7 +47,7 @@ export interface BackoffResult {
   readonly attempts: number;
   /** Total time spent in backoff waits, in ms. */
   readonly totalDelay: number;
-  /** The last decision's reason: why it stopped (or, after an abort during a wait, why it was retrying). */
+  /** The last decision's reason: why it stopped (`'aborted'` when the caller aborted, also during a wait). */
   readonly reason: StopReason | RetryReason;
   /** The server-requested delay on the last response, in ms, when it had one (e.g. one above maxRetryAfter). */
   readonly serverDelay: number | undefined;

@@ -62,20 +62,23 @@ export function withBackoff(fetchFn?: FetchLike, options?: BackoffOptions): Fetc
       call = policy.extend(backoff);
     }
     const request = typeof Request !== 'undefined' && input instanceof Request ? input : undefined;
+    // The headers fetch will send, built as fetch builds them (init's replace the Request's).
     const headers = init?.headers ?? request?.headers;
+    let sent = headers === undefined ? undefined : new Headers(headers);
     const state = call.start({
       method: init?.method ?? request?.method,
       url: urlOf(input),
-      headers: headers === undefined ? undefined : new Headers(headers),
+      headers: sent,
       replayable: init?.body === undefined ? !request?.body : replayable(init.body),
     });
     let attemptInit = init;
     if (state.idempotencyKey !== undefined) {
       // Only when the user opted in (R10): a new header can turn a simple CORS request into a preflighted one.
-      const withKey = new Headers(headers);
-      withKey.set(call.options.idempotencyKeyHeader, state.idempotencyKey);
-      attemptInit = { ...init, headers: withKey };
+      sent = new Headers(headers);
+      sent.set(call.options.idempotencyKeyHeader, state.idempotencyKey);
+      attemptInit = { ...init, headers: sent };
     }
+    state.sent(sent);
     const signal = init?.signal ?? request?.signal;
 
     for (;;) {
@@ -83,11 +86,20 @@ export function withBackoff(fetchFn?: FetchLike, options?: BackoffOptions): Fetc
       let outcome: Outcome;
       try {
         response = await send(input, attemptInit);
-        outcome = { type: 'response', status: response.status, headers: response.headers };
+        outcome = { type: 'response', status: response.status, headers: response.headers, response };
       } catch (error) {
         outcome = { type: 'error', kind: signal?.aborted ? 'abort' : classifyError(error), error };
       }
-      const decision = state.next(outcome);
+      let decision = state.decide(outcome, signal);
+      if (decision instanceof Promise) {
+        try {
+          decision = await decision;
+        } catch (reason) {
+          // Aborted while an async shouldRetry ran, or it rejected: the call ends with that.
+          response?.body?.cancel().catch(() => {});
+          throw attachResult(reason, state.result());
+        }
+      }
       if (!decision.retry) {
         if (outcome.type === 'error') throw attachResult(outcome.error, state.result());
         return attachResult(response as Response, state.result());

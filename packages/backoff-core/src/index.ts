@@ -1,5 +1,11 @@
 export { type Backoff, createBackoff } from './backoff.js';
-export { isRetryBudget, RetryBudget, type RetryBudgetOptions, type RetryBudgetSnapshot } from './budget.js';
+export {
+  isRetryBudget,
+  RetryBudget,
+  type RetryBudgetOptions,
+  type RetryBudgetSnapshot,
+  type RetryKind,
+} from './budget.js';
 export {
   type Decision,
   type RequestDescription,
@@ -7,7 +13,14 @@ export {
   RetryState,
   type StopDecision,
 } from './decision.js';
-export { computeDelay, type DelayOptions, exponentialDelay, serverDelayWithJitter } from './delay.js';
+export {
+  computeDelay,
+  type DelayOptions,
+  exponentialDelay,
+  serverDelayWithJitter,
+  THROTTLING_BASE_DELAY,
+  throttlingDelayOptions,
+} from './delay.js';
 export type { BackoffResult, RetryEvent, ShouldRetryContext } from './events.js';
 export { type BackoffRequestInit, type FetchLike, type FetchWithBackoff, withBackoff } from './fetch.js';
 export { type HeaderGetter, type HeadersLike, headerGetter } from './headers.js';
@@ -18,7 +31,9 @@ export {
   DEFAULT_STATUS_CODES,
   DEFAULTS,
   type Jitter,
+  type OnRetry,
   type ResolvedOptions,
+  type ShouldRetry,
 } from './options.js';
 export { classifyError, classifyNetworkFailure, type ErrorKind, type Outcome } from './outcome.js';
 export type { RetryReason, StopReason } from './reasons.js';

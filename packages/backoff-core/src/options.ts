@@ -2,6 +2,15 @@ import type { RetryBudget, RetryBudgetOptions } from './budget.js';
 import type { RetryEvent, ShouldRetryContext } from './events.js';
 import type { TimerProvider } from './sleep.js';
 
+/** The `shouldRetry` option: a verdict on one outcome, now or as a Promise. */
+export type ShouldRetry = (
+  context: ShouldRetryContext,
+) => boolean | undefined | PromiseLike<boolean | undefined>;
+
+/** The `onRetry` option: told before every wait; a returned Promise is awaited before the wait starts. */
+// `unknown`, not `void | PromiseLike<void>`: a union return type would reject `(e) => events.push(e)`.
+export type OnRetry = (event: RetryEvent) => unknown;
+
 /** How a computed backoff delay is randomised. */
 export type Jitter = 'full' | 'equal' | 'decorrelated' | 'none';
 
@@ -81,15 +90,18 @@ export interface BackoffOptions {
   budget?: RetryBudget | RetryBudgetOptions | false | undefined;
   /**
    * Overrides the verdict on one outcome: `true` retries it, `false` does not, `undefined` keeps the default
-   * rules. The method gate, body replayability, `retries`, `deadline`, `maxRetryAfter` and the budget still apply.
+   * rules. It may return a Promise of one of those (it is awaited; an abort still ends the call at once). It gets
+   * the client's own response object for a response. A throw or a rejection ends the call with that error. The
+   * method gate, body replayability, `retries`, `deadline`, `maxRetryAfter` and the budget still apply.
    * @default undefined
    */
-  shouldRetry?: ((context: ShouldRetryContext) => boolean | undefined) | undefined;
+  shouldRetry?: ShouldRetry | undefined;
   /**
-   * Called before every wait. If it throws, the call rejects with that error and no retry is made.
+   * Called before every wait. If it returns a Promise, the wait starts once it resolves (an abort still ends the
+   * call at once). If it throws or rejects, the call ends with that error and no retry is made.
    * @default undefined
    */
-  onRetry?: ((event: RetryEvent) => void) | undefined;
+  onRetry?: OnRetry | undefined;
   /**
    * The source of randomness for jitter and generated keys' fallback: returns a number in [0, 1).
    * A value outside that range is treated as 1 (the longest wait).
@@ -122,8 +134,8 @@ export interface ResolvedOptions {
   readonly maxRetryAfter: number;
   readonly deadline: number | undefined;
   readonly retryOnTimeout: boolean;
-  readonly shouldRetry: ((context: ShouldRetryContext) => boolean | undefined) | undefined;
-  readonly onRetry: ((event: RetryEvent) => void) | undefined;
+  readonly shouldRetry: ShouldRetry | undefined;
+  readonly onRetry: OnRetry | undefined;
   readonly random: () => number;
   readonly now: () => number;
   readonly timers: TimerProvider;

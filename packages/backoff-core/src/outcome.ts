@@ -5,7 +5,16 @@ export type ErrorKind = 'network' | 'timeout' | 'abort' | 'tls' | 'unknown';
 
 /** How one attempt ended: a response, or an error of some kind. */
 export type Outcome =
-  | { readonly type: 'response'; readonly status: number; readonly headers?: HeadersLike | undefined }
+  | {
+      readonly type: 'response';
+      readonly status: number;
+      readonly headers?: HeadersLike | undefined;
+      /**
+       * The client's own response object (fetch's `Response`, the `AxiosResponse`, ky's `Response`), handed to
+       * `shouldRetry` as it is, so that a condition can read the body.
+       */
+      readonly response?: unknown;
+    }
   | { readonly type: 'error'; readonly kind: ErrorKind; readonly error: unknown };
 
 // Connection-level failures that a new attempt can fix. ENOTFOUND is left out on purpose: an unknown host

@@ -10,8 +10,8 @@ const EPOCH_MS_2024 = EPOCH_SECONDS_2024 * 1000;
 const DIGITS = /^\d+$/;
 const DECIMAL = /^\d+(?:\.\d+)?$/;
 
-// Where a list of HTTP-dates splits: the comma before a day name (IMF-fixdate has a comma of its own).
-const DATE_LIST_SPLIT = /,\s*(?=(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun))/;
+// A list member that is one word: the day name of an IMF-fixdate or RFC 850 date, cut off by the date's own comma.
+const DAY_NAME = /^\s*[A-Za-z]+\s*$/;
 
 /** One Retry-After value: `delay-seconds` (1*DIGIT, nothing else) or an HTTP-date. A past date means "now". */
 function retryAfterValue(value: string, now: number): number | undefined {
@@ -21,16 +21,20 @@ function retryAfterValue(value: string, now: number): number | undefined {
 }
 
 /**
- * Retry-After. The header is a single value, but a repeated header reaches fetch joined as a list ("1, 120"):
- * when every member is valid, the longest wins, so no wait is ever shorter than a value the server sent. One
- * malformed member makes the whole header malformed (ignored).
+ * Retry-After. The header is a single value, but a repeated header reaches fetch joined as a list ("1, 120", or
+ * "2, Wed, 21 Oct 2026 07:28:00 GMT" from a seconds line and a date line): when every member is valid, the longest
+ * wins, so no wait is ever shorter than a value the server sent. One malformed member makes the whole header
+ * malformed (ignored). The list is split at every comma, and a lone day name is joined again with the rest of its
+ * date, so seconds and dates may come in any order.
  */
 function retryAfter(value: string, now: number): number | undefined {
   const single = retryAfterValue(value, now);
   if (single !== undefined || !value.includes(',')) return single;
-  const members = /^\d/.test(value) ? value.split(',') : value.split(DATE_LIST_SPLIT);
+  const parts = value.split(',');
   let longest: number | undefined;
-  for (const member of members) {
+  for (let i = 0; i < parts.length; i++) {
+    let member = parts[i] as string;
+    if (DAY_NAME.test(member) && i + 1 < parts.length) member = `${member},${parts[++i]}`;
     const ms = retryAfterValue(member.trim(), now);
     if (ms === undefined) return undefined;
     longest = Math.max(longest ?? 0, ms);
@@ -38,23 +42,42 @@ function retryAfter(value: string, now: number): number | undefined {
   return longest;
 }
 
+/** The wait an exhausted quota asks for: `reset` seconds when `remaining` is 0, else none. */
+function exhausted(remaining: string | undefined, reset: string | undefined): number | undefined {
+  return remaining === '0' && reset !== undefined && DIGITS.test(reset) ? Number(reset) * 1000 : undefined;
+}
+
 /**
- * RateLimit (draft-ietf-httpapi-ratelimit-headers): a list of `"policy";r=remaining;t=seconds` items. Only an
- * exhausted item (`r=0`) asks for a wait; with several, the longest wait wins. Malformed items are ignored.
+ * RateLimit (draft-ietf-httpapi-ratelimit-headers), in the two shapes servers send:
+ * - draft-8 and later: a list of `"policy";r=remaining;t=seconds` items (express-rate-limit `draft-8`:
+ *   `"3-in-2sec"; r=0; t=2`); with several exhausted items, the longest wait wins;
+ * - draft-7: one dictionary `limit=3, remaining=0, reset=2` (express-rate-limit `draft-7`).
+ * Only an exhausted quota (remaining 0) asks for a wait. Malformed items are ignored.
  */
 function rateLimit(value: string): number | undefined {
   let wait: number | undefined;
+  // draft-7's dictionary members, collected across the list.
+  let remaining: string | undefined;
+  let reset: string | undefined;
   for (const item of value.split(',')) {
+    const parts = item.split(';');
+    if (parts.length === 1) {
+      const eq = item.indexOf('=');
+      const key = item.slice(0, eq).trim().toLowerCase();
+      if (key === 'remaining') remaining = item.slice(eq + 1).trim();
+      else if (key === 'reset') reset = item.slice(eq + 1).trim();
+      continue;
+    }
     const params = new Map<string, string>();
-    for (const part of item.split(';').slice(1)) {
+    for (const part of parts.slice(1)) {
       const eq = part.indexOf('=');
       if (eq > 0) params.set(part.slice(0, eq).trim(), part.slice(eq + 1).trim());
     }
-    const r = params.get('r');
-    const t = params.get('t');
-    if (r === '0' && t !== undefined && DIGITS.test(t)) wait = Math.max(wait ?? 0, Number(t) * 1000);
+    const ms = exhausted(params.get('r'), params.get('t'));
+    if (ms !== undefined) wait = Math.max(wait ?? 0, ms);
   }
-  return wait;
+  const dictionary = exhausted(remaining, reset);
+  return dictionary === undefined ? wait : Math.max(wait ?? 0, dictionary);
 }
 
 /** A legacy reset header: epoch seconds, epoch ms, or seconds from now (see the rule above). */
@@ -90,7 +113,8 @@ function spent(remaining: string | undefined): boolean {
 
 /**
  * The delay the server asked for, in ms, read from (in priority order): Retry-After, RateLimit (`t` of an item
- * with `r=0`), RateLimit-Reset, X-RateLimit-Reset / X-Rate-Limit-Reset, retry-after-ms / x-ms-retry-after-ms.
+ * with `r=0`, or draft-7's `reset` with `remaining=0`), RateLimit-Reset (draft-6's separate fields),
+ * X-RateLimit-Reset / X-Rate-Limit-Reset, retry-after-ms / x-ms-retry-after-ms.
  * A malformed header is ignored (the next one is tried). A reset header is ignored when its matching
  * `*-Remaining` header says quota is left.
  *

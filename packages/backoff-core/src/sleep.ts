@@ -39,3 +39,39 @@ export function sleep(
     }, ms);
   });
 }
+
+/** Whether `value` is a promise or another thenable (what an async hook returns). */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}
+
+/**
+ * Settles like `promise`, unless the signal aborts first: then it rejects at once with the signal's reason (R7),
+ * and a later rejection of `promise` is handled here, so it never surfaces as an unhandled rejection. The abort
+ * listener is gone once it settles.
+ */
+export function untilAborted<T>(promise: PromiseLike<T>, signal?: AbortSignal | null): Promise<T> {
+  if (signal === undefined || signal === null) return Promise.resolve(promise);
+  // Handled either way: if the signal wins, nobody else waits for this promise.
+  const settled = Promise.resolve(promise);
+  settled.catch(() => {});
+  if (signal.aborted) return Promise.reject(abortReason(signal));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortReason(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    settled.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}

@@ -69,6 +69,22 @@ describe('R6 RetryBudget accounting', () => {
     expect(generous.tryAcquire()).toBe(true);
   });
 
+  it('item 6: a throttling retry costs 5/14 of a retry (the AWS SDK quota: 5 tokens against 14)', () => {
+    const budget = new RetryBudget({ reserve: 1 });
+    expect(budget.tryAcquire('throttling')).toBe(true);
+    expect(budget.snapshot().tokens).toBe(0.643);
+    expect(budget.tryAcquire('throttling')).toBe(true);
+    expect(budget.tryAcquire('throttling')).toBe(false);
+    // A full default bucket holds 56 throttling retries, 20 transient ones.
+    const full = new RetryBudget();
+    let granted = 0;
+    while (full.tryAcquire('throttling')) granted++;
+    expect(granted).toBe(56);
+    const free = new RetryBudget({ reserve: 0, throttlingCost: 0 });
+    expect(free.tryAcquire('throttling')).toBe(true);
+    expect(free.tryAcquire()).toBe(false);
+  });
+
   it('explicit undefined options keep the defaults', () => {
     expect(new RetryBudget({ reserve: undefined, ratio: undefined }).snapshot().capacity).toBe(20);
   });
@@ -84,6 +100,9 @@ describe('R6 RetryBudget accounting', () => {
     ['ratio 1.1', { ratio: 1.1 }, /`budget.ratio`/],
     ['ratio NaN', { ratio: Number.NaN }, /`budget.ratio`/],
     ["ratio '0.1'", { ratio: '0.1' }, /`budget.ratio`/],
+    ['throttlingCost -0.1', { throttlingCost: -0.1 }, /`budget.throttlingCost`/],
+    ['throttlingCost 2', { throttlingCost: 2 }, /`budget.throttlingCost`/],
+    ['throttlingCost NaN', { throttlingCost: Number.NaN }, /`budget.throttlingCost`/],
   ])('bad options (%s) -> RangeError naming the option', (_label, options, message) => {
     expect(() => new RetryBudget(options as never)).toThrow(RangeError);
     expect(() => new RetryBudget(options as never)).toThrow(message);
@@ -183,10 +202,14 @@ interface Tally {
  * An adapter loop over the real RetryState and RetryBudget: `requests` GETs, each attempt failing with a 503
  * when `fails()` says so. Returns what a server-side counter would see, plus how every request ended.
  */
-async function simulate(policy: Backoff, requests: number, fails: () => boolean): Promise<Tally> {
+async function simulate(
+  policy: Backoff,
+  requests: number,
+  fails: () => boolean,
+  unavailable: Outcome = { type: 'response', status: 503 },
+): Promise<Tally> {
   const tally: Tally = { requests, attempts: 0, failedAttempts: 0, retries: 0, final: {}, failuresDenied: 0 };
   const ok: Outcome = { type: 'response', status: 200 };
-  const unavailable: Outcome = { type: 'response', status: 503 };
   for (let i = 0; i < requests; i++) {
     const state = policy.start({ method: 'GET', url: `https://api.test/items/${i}` });
     for (;;) {
@@ -210,11 +233,11 @@ describe('R6 the required outcome: 10,000 requests, up to 3 retries each, throug
   const policy = (options = {}) =>
     createBackoff({ retries: 3, random: () => 0.5, timers: instant, now: () => 0, ...options });
 
-  it('(a) at 100% failure the load is 10,000 + reserve attempts (<= 1.1x), then the budget refuses', async () => {
+  it('(a) / issue 14 (b): at 100% 503 without timing headers the load is 10,000 + reserve attempts (<= 1.01x), then the budget refuses', async () => {
     const client = policy();
     const tally = await simulate(client, 10_000, () => true);
     expect(tally.attempts).toBe(10_020);
-    expect(tally.attempts).toBeLessThanOrEqual(1.1 * 10_000);
+    expect(tally.attempts).toBeLessThanOrEqual(1.01 * 10_000);
     expect(tally.retries).toBe(20);
     // Six requests spend 3 retries each (18), the seventh gets 2, then every request fails once.
     expect(tally.final).toEqual({ 'retries-exhausted': 6, 'budget-exhausted': 9994 });
@@ -225,6 +248,29 @@ describe('R6 the required outcome: 10,000 requests, up to 3 retries each, throug
       refused: 9994,
       successes: 0,
     });
+  });
+
+  it('issue 14 (c): 1,000 requests at 100% 503 with Retry-After: 1 on every answer: 1,020 attempts (<= 1.1x)', async () => {
+    const client = policy();
+    const tally = await simulate(client, 1000, () => true, {
+      type: 'response',
+      status: 503,
+      headers: { 'retry-after': '1' },
+    });
+    expect(tally.attempts).toBe(1020);
+    expect(tally.attempts).toBeLessThanOrEqual(1.1 * 1000);
+    expect(tally.final).toEqual({ 'retries-exhausted': 6, 'budget-exhausted': 994 });
+  });
+
+  it('issue 14 (c), as 429s: throttling retries cost 5/14, so 56 of them, 1,056 attempts (<= 1.1x)', async () => {
+    const client = policy();
+    const tally = await simulate(client, 1000, () => true, {
+      type: 'response',
+      status: 429,
+      headers: { 'retry-after': '1' },
+    });
+    expect(tally.attempts).toBe(1056);
+    expect(tally.attempts).toBeLessThanOrEqual(1.1 * 1000);
   });
 
   it('(a, contrast) without a budget the same outage costs 4x the load', async () => {

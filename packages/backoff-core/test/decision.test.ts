@@ -52,7 +52,26 @@ type Row = [
 describe('R1 decision table: statuses', () => {
   const key = { headers: { 'Idempotency-Key': '"k-1"' } };
   it.each<Row>([
-    ...[408, 429, 500, 502, 503, 504].map((s): Row => [`${s}`, response(s), {}, {}, retry(500, 'status')]),
+    ...[408, 500, 502, 503, 504].map((s): Row => [`${s}`, response(s), {}, {}, retry(500, 'status')]),
+    // Item 7: a 429 without a timing header is throttling: base >= 1 s and equal jitter, never "at once".
+    ['429 (throttling: 500 + 0.5 x 500)', response(429), {}, {}, retry(750, 'status')],
+    [
+      '429 with baseDelay 10 (the base is still 1 s)',
+      response(429),
+      {},
+      { baseDelay: 10 },
+      retry(750, 'status'),
+    ],
+    [
+      '429 with maxDelay 200 (capped)',
+      response(429),
+      {},
+      { baseDelay: 10, maxDelay: 200 },
+      retry(150, 'status'),
+    ],
+    ['429 with jitter none', response(429), {}, { baseDelay: 10, jitter: 'none' }, retry(1000, 'status')],
+    ['429 with jitter equal', response(429), {}, { jitter: 'equal' }, retry(750, 'status')],
+    ['429 with baseDelay 4000', response(429), {}, { baseDelay: 4000 }, retry(3000, 'status')],
     ...[200, 201, 204, 301, 304].map((s): Row => [`${s}`, response(s), {}, {}, stop('success')]),
     ...[400, 401, 403, 404, 405, 410, 422, 501, 505, 599].map(
       (s): Row => [`${s}`, response(s), {}, {}, stop('not-retryable-status')],
@@ -70,13 +89,6 @@ describe('R1 decision table: statuses', () => {
       response(409),
       { method: 'POST', ...key },
       {},
-      retry(500, 'idempotency-conflict'),
-    ],
-    [
-      "409 on a POST with idempotencyKey 'auto'",
-      response(409),
-      { method: 'POST' },
-      { idempotencyKey: 'auto' },
       retry(500, 'idempotency-conflict'),
     ],
     [
@@ -231,10 +243,38 @@ describe("R2 idempotencyKey: 'auto' and key functions", () => {
     vi.unstubAllGlobals();
   });
 
-  it("'auto' gives a non-idempotent request a quoted UUID v4, and the request is retried", () => {
+  it("'auto' gives a non-idempotent request a quoted UUID v4, retried once the adapter reports it sent", () => {
     const state = policy({ idempotencyKey: 'auto' }).start({ method: 'POST' });
     expect(state.idempotencyKey).toMatch(UUID_V4_QUOTED);
+    state.sent({ 'Idempotency-Key': state.idempotencyKey });
     expect(state.next(response(503))).toStrictEqual(retry(500, 'status'));
+    expect(state.next(response(409))).toStrictEqual(retry(1000, 'idempotency-conflict', undefined, 2));
+  });
+
+  it.each<[string, Record<string, unknown> | undefined]>([
+    ['no report at all', undefined],
+    ['headers without the key', {}],
+    ['the key header false (axios kept a `false` over the key)', { 'Idempotency-Key': false }],
+    ['the key header null', { 'idempotency-key': null }],
+    ['an empty key', { 'IDEMPOTENCY-KEY': '  ' }],
+    ['an empty list', { 'Idempotency-Key': [] }],
+    ['a key that cannot travel', { 'Idempotency-Key': 'заказ' }],
+  ])(
+    'item 1: a generated key the adapter did not report as sent never allows a retry: %s',
+    (_label, sent) => {
+      const state = policy({ idempotencyKey: 'auto' }).start({ method: 'POST' });
+      expect(state.idempotencyKey).toMatch(UUID_V4_QUOTED);
+      if (sent !== undefined) state.sent(sent);
+      expect(state.next(response(503))).toStrictEqual(stop('method-not-idempotent'));
+      expect(state.next(response(409))).toStrictEqual(stop('not-retryable-status'));
+    },
+  );
+
+  it('item 1: the last report counts: a key that disappears from a later attempt stops the retries', () => {
+    const state = policy().start({ method: 'POST', headers: { 'Idempotency-Key': '"k"' } });
+    expect(state.next(response(503))).toMatchObject({ retry: true });
+    state.sent({ 'idempotency-key': false });
+    expect(state.next(response(503))).toStrictEqual(stop('method-not-idempotent'));
   });
 
   it("'auto' gives every logical request its own key, once", () => {
@@ -302,6 +342,59 @@ describe("R2 idempotencyKey: 'auto' and key functions", () => {
     const keyed = policy({ idempotencyKey: () => value as string });
     expect(() => keyed.start({ method: 'POST' })).toThrow(TypeError);
     expect(() => keyed.start({ method: 'POST' })).toThrow(/`idempotencyKey`/);
+  });
+
+  // Item 2: a key is an sf-string of visible ASCII (0x20-0x7E), quoted, or bare without `"`, `\` and `,`.
+  it.each<[string, string, RegExp]>([
+    ['Cyrillic and Greek (axios strips both to "-")', 'заказ-α', /"з" \(U\+0437\) is not visible ASCII/],
+    ['a Latin-1 letter', 'café-1', /"é" \(U\+00E9\) is not visible ASCII/],
+    ['a tab', 'a\tb', /U\+0009/],
+    ['DEL', 'a\x7fb', /U\+007F/],
+    ['spaces only', '   ', /it is empty/],
+    ['an empty quoted string', '""', /it is empty/],
+    ['a leading space', ' order-1', /trimmed in transit/],
+    ['an unterminated quoted string', '"order-1', /no well-formed quoted string/],
+    ['an unescaped quote inside quotes', '"a"b"', /no well-formed quoted string/],
+    ['a bare backslash', 'a\\b', /a bare key may not hold/],
+    ['a bare comma (a list to a structured-field parser)', 'a,b', /a bare key may not hold/],
+  ])(
+    'item 2: a generated key with %s -> TypeError naming the problem, before anything is sent',
+    (_l, key, problem) => {
+      const keyed = policy({ idempotencyKey: () => key });
+      expect(() => keyed.start({ method: 'POST' })).toThrow(TypeError);
+      expect(() => keyed.start({ method: 'POST' })).toThrow(problem);
+      expect(() => keyed.start({ method: 'POST' })).toThrow(
+        `Expected \`idempotencyKey\` to return a key of visible ASCII, got ${JSON.stringify(key)}: `,
+      );
+    },
+  );
+
+  it('item 2: a caller key that cannot travel -> TypeError naming the header, for any method', () => {
+    for (const method of ['POST', 'PUT', 'GET']) {
+      expect(() => policy().start({ method, headers: { 'Idempotency-Key': 'заказ-β' } })).toThrow(
+        new TypeError(
+          'The request\'s `Idempotency-Key` header cannot be sent as it is, got "заказ-β": "з" (U+0437) is not visible ASCII: clients strip or reject it in transit.',
+        ),
+      );
+    }
+    expect(() =>
+      policy({ idempotencyKeyHeader: 'X-Key' }).start({ method: 'POST', headers: { 'x-key': 'a, b' } }),
+    ).toThrow(/`X-Key` header cannot be sent as it is, got "a, b": a bare key may not hold/);
+  });
+
+  it.each([
+    '"8e03978e-40d5-43e8-bc93-6894a57f9324"',
+    '"with space and \\"escaped\\" quote and \\\\ backslash"',
+    'order-42',
+    'ik_live 2026/12/02:42',
+    '"~!#$%&\'()*+,-./:;<=>?@[]^_`{|}"',
+  ])('item 2: %s is a key that travels: used as it is, and retried', (key) => {
+    const state = policy({ idempotencyKey: () => key }).start({ method: 'POST' });
+    expect(state.idempotencyKey).toBe(key);
+    state.sent({ 'Idempotency-Key': key });
+    expect(state.next(response(503))).toMatchObject({ retry: true });
+    const caller = policy().start({ method: 'POST', headers: { 'Idempotency-Key': key } });
+    expect(caller.next(response(503))).toMatchObject({ retry: true });
   });
 });
 
@@ -417,10 +510,22 @@ describe('R1/R5 shouldRetry: three states, no bypass of the limits', () => {
         url: URL_,
         status: 503,
         error: undefined,
+        response: undefined,
+        headers: undefined,
         outcome: unavailable,
         retryable: true,
       },
-      { attempt: 2, method: 'PUT', url: URL_, status: undefined, error, outcome: tls, retryable: false },
+      {
+        attempt: 2,
+        method: 'PUT',
+        url: URL_,
+        status: undefined,
+        error,
+        response: undefined,
+        headers: undefined,
+        outcome: tls,
+        retryable: false,
+      },
     ]);
   });
 
@@ -829,5 +934,35 @@ describe('R6/R9 extend(): per-request overrides share the budget unless replaced
     const b = createBackoff({ budget, random: () => 0.5 });
     expect(a.start().next(response(503))).toMatchObject({ retry: true });
     expect(b.start().next(response(503))).toMatchObject({ retry: false, reason: 'budget-exhausted' });
+  });
+});
+
+describe('item 7: a 429 without a timing header backs off as throttling', () => {
+  it('never sooner than half of a 1 s-based backoff, whatever random draws', () => {
+    for (const r of [0, 0.001, 0.5, 0.999]) {
+      const state = policy({ random: () => r, baseDelay: 50 }).start();
+      const delays = [1, 2, 3].map(() => {
+        const decision = state.next(response(429));
+        return decision.retry ? decision.delay : Number.NaN;
+      });
+      expect(delays[0]).toBeGreaterThanOrEqual(500);
+      expect(delays[1]).toBeGreaterThanOrEqual(1000);
+      expect(delays[2]).toBeGreaterThanOrEqual(2000);
+      expect(delays).toEqual([500 + r * 500, 1000 + r * 1000, 2000 + r * 2000]);
+    }
+  });
+
+  it('a 503 keeps the configured backoff (full jitter from baseDelay)', () => {
+    expect(first(response(503), {}, { baseDelay: 50, random: () => 0 })).toStrictEqual(retry(0, 'status'));
+  });
+
+  it('a 429 with Retry-After waits the server delay as before', () => {
+    expect(first(response(429, { 'retry-after': '2' }))).toStrictEqual(retry(2200, 'status', 2000));
+  });
+
+  it('decorrelated jitter starts from the 1 s base', () => {
+    expect(
+      first(response(429), {}, { jitter: 'decorrelated', baseDelay: 10, random: () => 0 }),
+    ).toStrictEqual(retry(1000, 'status'));
   });
 });

@@ -33,7 +33,30 @@ const retryAfterSeconds: Case[] = [
     { 'Retry-After': 'Wed, 02 Dec 2026 12:00:10 GMT, Wed, 02 Dec 2026 12:00:30 GMT' },
     30_000,
   ],
-  ['a list mixing a date and seconds', { 'Retry-After': '5, Wed, 02 Dec 2026 12:00:10 GMT' }, undefined],
+  // Item 3: fetch joins a seconds line and a date line; the split no longer depends on the first character.
+  [
+    'a list mixing seconds then a date (the later wins)',
+    { 'Retry-After': '5, Wed, 02 Dec 2026 12:00:10 GMT' },
+    10_000,
+  ],
+  [
+    'a list mixing seconds then an earlier date',
+    { 'Retry-After': '20, Wed, 02 Dec 2026 12:00:10 GMT' },
+    20_000,
+  ],
+  ['a list mixing a date then seconds', { 'Retry-After': 'Wed, 02 Dec 2026 12:00:10 GMT, 30' }, 30_000],
+  [
+    'a list of seconds, RFC 850 and asctime dates',
+    { 'Retry-After': '2, Wednesday, 02-Dec-26 12:00:40 GMT, Wed Dec  2 12:00:50 2026' },
+    50_000,
+  ],
+  ['a list with a lone day name', { 'Retry-After': '2, Wed' }, undefined],
+  ['a list with a day name and no date', { 'Retry-After': 'Wed, 5' }, undefined],
+  [
+    'the issue\'s header: "2, Wed, 21 Oct 2026 07:28:00 GMT" (a past date)',
+    { 'Retry-After': '2, Wed, 21 Oct 2026 07:28:00 GMT' },
+    2000,
+  ],
   ['digits with a space inside', { 'Retry-After': '1 2' }, undefined],
   [
     'the largest exact value below MAX_SAFE_INTEGER',
@@ -266,6 +289,80 @@ const containers: Case[] = [
   ['undefined headers', undefined, undefined],
   ['null headers', null, undefined],
 ];
+
+/**
+ * Item 4: the timing headers of real rate limiters' 429s, captured on 127.0.0.1 from express-rate-limit 8.7.5
+ * (`windowMs: 2000, limit: 3`, `legacyHeaders: true`) for each `standardHeaders` draft, and from
+ * @fastify/rate-limit 11.2.0 (`max: 3, timeWindow: 2000`), default and `enableDraftSpec`. The fault suite's
+ * rate-limiters test runs the same servers live.
+ */
+const LEGACY = {
+  'x-ratelimit-limit': '3',
+  'x-ratelimit-remaining': '0',
+  'x-ratelimit-reset': String(NOW_S + 2),
+};
+const REAL_429S: ReadonlyArray<readonly [string, Record<string, string>, Record<string, string>]> = [
+  [
+    'express-rate-limit draft-6',
+    { 'retry-after': '2', ...LEGACY },
+    {
+      'ratelimit-policy': '3;w=2',
+      'ratelimit-limit': '3',
+      'ratelimit-remaining': '0',
+      'ratelimit-reset': '2',
+    },
+  ],
+  [
+    'express-rate-limit draft-7',
+    { 'retry-after': '2', ...LEGACY },
+    { 'ratelimit-policy': '3;w=2', ratelimit: 'limit=3, remaining=0, reset=2' },
+  ],
+  [
+    'express-rate-limit draft-8',
+    { 'retry-after': '2', ...LEGACY },
+    {
+      'ratelimit-policy': '"3-in-2sec"; q=3; w=2; pk=:MTJjYTE3YjQ5YWYy:',
+      ratelimit: '"3-in-2sec"; r=0; t=2',
+    },
+  ],
+  [
+    '@fastify/rate-limit',
+    { 'retry-after': '2' },
+    { 'x-ratelimit-limit': '3', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '2' },
+  ],
+  [
+    '@fastify/rate-limit enableDraftSpec',
+    { 'retry-after': '2' },
+    { 'ratelimit-limit': '3', 'ratelimit-remaining': '0', 'ratelimit-reset': '2' },
+  ],
+];
+
+describe('item 4: every draft of the RateLimit fields, as real servers send them', () => {
+  it.each(REAL_429S)('%s: the whole 429 asks for 2 s', (_server, others, fields) => {
+    expect(parseRetryAfter({ ...others, ...fields }, NOW)).toBe(2000);
+  });
+
+  it.each(REAL_429S)('%s: its rate-limit fields alone ask for 2 s', (_server, _others, fields) => {
+    expect(parseRetryAfter(fields, NOW)).toBe(2000);
+  });
+
+  it.each([
+    ['draft-6', { 'ratelimit-limit': '3', 'ratelimit-remaining': '2', 'ratelimit-reset': '2' }],
+    ['draft-7', { ratelimit: 'limit=3, remaining=2, reset=2' }],
+    ['draft-8', { ratelimit: '"3-in-2sec"; r=2; t=2' }],
+  ])('%s with quota left asks for no wait', (_draft, fields) => {
+    expect(parseRetryAfter(fields, NOW)).toBeUndefined();
+  });
+
+  it.each([
+    ['draft-7 with a fractional reset', { ratelimit: 'limit=3, remaining=0, reset=1.5' }],
+    ['draft-7 without reset', { ratelimit: 'limit=3, remaining=0' }],
+    ['draft-7 without remaining', { ratelimit: 'limit=3, reset=2' }],
+    ['draft-7 with a negative reset', { ratelimit: 'limit=3, remaining=0, reset=-2' }],
+  ])('malformed %s is ignored', (_label, fields) => {
+    expect(parseRetryAfter(fields, NOW)).toBeUndefined();
+  });
+});
 
 describe('R4 parseRetryAfter: a table of header cases at a fixed now', () => {
   const all = [

@@ -1,4 +1,9 @@
-import { type BackoffClientDriver, describeBackoffClient, fetchRequestInit } from '@backoff/test-utils';
+import {
+  type BackoffClientDriver,
+  describeBackoffClient,
+  fetchRequestInit,
+  fetchResponseBody,
+} from '@backoff/test-utils';
 import { withBackoff } from 'backoff-core';
 
 // withBackoff resolves with a final 503 (fetch semantics) and rejects with fetch's own errors.
@@ -21,6 +26,7 @@ const driver: BackoffClientDriver = {
       },
     };
   },
+  readBody: fetchResponseBody,
   errorKind(error) {
     if (error instanceof DOMException && error.name === 'AbortError') return 'abort';
     if (error instanceof TypeError) return 'network';

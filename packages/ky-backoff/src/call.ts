@@ -2,6 +2,8 @@ import {
   attachResult,
   type Backoff,
   type BackoffOptions,
+  type Decision,
+  type Outcome,
   type RetryDecision,
   type RetryState,
 } from 'backoff-core';
@@ -127,7 +129,12 @@ export class KyCall {
     }
     this.#attemptSignal = request.signal;
     this.#recorded = false;
-    if (this.state !== undefined || this.#policy === undefined) return;
+    if (this.state !== undefined) {
+      // ky 1.x runs this for every attempt, on its clone of the request: report what this one carries.
+      this.state.sent(request.headers);
+      return;
+    }
+    if (this.#policy === undefined) return;
     let policy = this.#withTotalTimeout(this.#policy);
     if (!this.#canForceRetry && options.throwHttpErrors === false) {
       // ky 1.13 never asks `shouldRetry` about a response it does not throw for: decide it, but never retry it.
@@ -144,6 +151,8 @@ export class KyCall {
       // Only with `idempotencyKey` set (R10). ky 1.x clones this request for each retry: the key goes along.
       request.headers.set(policy.options.idempotencyKeyHeader, this.state.idempotencyKey);
     }
+    // The core reads the key back from the request ky sends, not from its record of the key it made.
+    this.state.sent(request.headers);
   }
 
   /** `totalTimeout` is a deadline counted from when ky created the call: no wait may outlast it. */
@@ -158,6 +167,18 @@ export class KyCall {
   #waitSignal(): AbortSignal | undefined {
     const attempt = this.#attemptSignal;
     return attempt !== undefined && !attempt.aborted ? attempt : this.#userSignal;
+  }
+
+  /** The core's decision; an async `shouldRetry` is awaited under the caller's signal. */
+  async #decide(state: RetryState, outcome: Outcome): Promise<Decision> {
+    const decision = state.decide(outcome, this.#waitSignal());
+    if (!(decision instanceof Promise)) return decision;
+    try {
+      return await decision;
+    } catch (reason) {
+      // Aborted meanwhile, or shouldRetry failed: the call ends with that, carrying what was done so far.
+      throw attachResult(reason, state.result());
+    }
   }
 
   async #wait(state: RetryState, decision: RetryDecision): Promise<void> {
@@ -188,7 +209,12 @@ export class KyCall {
       return undefined;
     }
     this.#recorded = true;
-    const decision = state.next({ type: 'response', status: response.status, headers: response.headers });
+    const decision = await this.#decide(state, {
+      type: 'response',
+      status: response.status,
+      headers: response.headers,
+      response,
+    });
     if (!decision.retry) return attachResult(response, state.result());
     await this.#wait(state, decision);
     // Only reached with a marker: without one the call's policy never retries a response decided here.
@@ -216,10 +242,11 @@ export class KyCall {
     }
     this.#recorded = true;
     // ky 1.13 (no retry marker): a failed response arrives here as ky's HTTPError; its status and headers decide.
-    const decision = state.next(
+    const decision = await this.#decide(
+      state,
       response === undefined
         ? { type: 'error', kind: this.#kind(error), error }
-        : { type: 'response', status: response.status, headers: response.headers },
+        : { type: 'response', status: response.status, headers: response.headers, response },
     );
     if (!decision.retry) {
       attachResult(error, state.result());

@@ -302,7 +302,8 @@ describe.each(CLIENTS.map((client) => [client.name, client] as const))(
         server.script('/limited', [{ status: 429, headers: { 'Retry-After': value } }, 200]);
         const response = await api(`${API}/limited`);
         expect(response.status).toBe(200);
-        expect(clock.waits).toEqual([500]);
+        // The core's throttling backoff for a 429 without a usable timing header: 500 + 0.5 x 500 ms.
+        expect(clock.waits).toEqual([750]);
         clock.waits.length = 0;
       }
     });

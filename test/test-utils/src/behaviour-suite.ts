@@ -39,6 +39,11 @@ export interface BackoffClientDriver {
   create(baseUrl: string, options: BackoffOptions): { send(request: SuiteRequest): Promise<Settled> };
   /** Classifies a final error by the client's own error types (`instanceof` / the client's guards). */
   errorKind(error: unknown): ErrorKindSeen;
+  /**
+   * Reads the body of the client's own response object as `shouldRetry` gets it (a fetch `Response` is read
+   * through a clone, so the caller's stays unread), and throws if it is not that client's response type.
+   */
+  readBody(response: unknown): Promise<string>;
 }
 
 /**
@@ -107,6 +112,17 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       expect(settled).toMatchObject({ ok: true, status: 200 });
       expect(route.hits).toHaveLength(2);
       expect(clock.waits).toEqual([3300]);
+    });
+
+    it('R4: a Retry-After list joining seconds and a date (two header lines) waits for the later one', async () => {
+      const c = client();
+      const date = new Date(clock.now() + 5000).toUTCString();
+      const route = api.script('/limited', [{ status: 503, headers: { 'Retry-After': `2, ${date}` } }, 200]);
+      const settled = await c.send({ method: 'GET', path: '/limited' });
+      expect(settled).toMatchObject({ ok: true, status: 200 });
+      expect(route.hits).toHaveLength(2);
+      // 5000 ms floor + 0.5 x 1000 ms (20% of the delay, at most 1 s).
+      expect(clock.waits).toEqual([5500]);
     });
 
     it('R4: a Retry-After above maxRetryAfter gives up at once and reports the server delay', async () => {
@@ -247,6 +263,34 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       expect(second.hits[0]?.headers.get('idempotency-key')).not.toBe(keys[0]);
     });
 
+    it('R2: a key that cannot travel (not visible ASCII) is a TypeError naming the problem, and nothing is sent', async () => {
+      const route = api.script('/orders', [503, 201]);
+      const generated = await client({ idempotencyKey: () => 'заказ-α' }).send({
+        method: 'POST',
+        path: '/orders',
+        json: { n: 1 },
+      });
+      expect(generated).toMatchObject({ ok: false });
+      if (!generated.ok) {
+        expect(generated.error).toBeInstanceOf(TypeError);
+        expect(String(generated.error)).toMatch(/`idempotencyKey`.*"з" \(U\+0437\) is not visible ASCII/);
+      }
+      const caller = await client().send({
+        method: 'POST',
+        path: '/orders',
+        headers: { 'Idempotency-Key': 'café-1' },
+        json: { n: 1 },
+      });
+      expect(caller).toMatchObject({ ok: false });
+      if (!caller.ok) {
+        expect(caller.error).toBeInstanceOf(TypeError);
+        expect(String(caller.error)).toMatch(
+          /`Idempotency-Key` header cannot be sent as it is, got "café-1"/,
+        );
+      }
+      expect(route.hits).toHaveLength(0);
+    });
+
     it('R1/R2: 409 is retried only when the request carries a key', async () => {
       const keyed = api.script('/keyed', [409, 200]);
       const ok = await client().send({
@@ -310,6 +354,73 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       if (!settled.ok) expect(driver.errorKind(settled.error)).toBe('abort');
       expect(route.hits).toHaveLength(1);
       expect(clock.pendingCount).toBe(0);
+      // The reason says why the call stopped: the abort, not the 503 it was waiting to retry.
+      expect(settled.result).toMatchObject({ attempts: 1, reason: 'aborted' });
+    });
+
+    it("R8: an async shouldRetry reads the body of the client's own response", async () => {
+      const route = api.script('/items', [
+        { status: 503, body: 'busy, retry' },
+        { status: 503, body: 'down for good' },
+        200,
+      ]);
+      const bodies: string[] = [];
+      const settled = await client({
+        shouldRetry: async ({ response, status }) => {
+          const body = await driver.readBody(response);
+          bodies.push(`${status} ${body}`);
+          return body.endsWith('retry');
+        },
+      }).send({ method: 'GET', path: '/items' });
+      expectHttpFailure(settled, 503);
+      expect(bodies).toEqual(['503 busy, retry', '503 down for good']);
+      expect(route.hits).toHaveLength(2);
+      expect(settled.result).toMatchObject({ attempts: 2, reason: 'should-retry' });
+    });
+
+    it('R8: an async onRetry is awaited before the wait starts; its rejection ends the call with its error', async () => {
+      api.script('/items', [503, 503, 200]);
+      const waitsWhenDone: number[] = [];
+      const settled = await client({
+        onRetry: async () => {
+          await new Promise((resolve) => setTimeout(resolve, 1));
+          waitsWhenDone.push(clock.waits.length);
+        },
+      }).send({ method: 'GET', path: '/items' });
+      expect(settled).toMatchObject({ ok: true, status: 200 });
+      // Each onRetry finished before its own wait was started.
+      expect(waitsWhenDone).toEqual([0, 1]);
+
+      const route = api.script('/refresh', [503, 200]);
+      const boom = new Error('token refresh failed');
+      const failed = await client({ onRetry: () => Promise.reject(boom) }).send({
+        method: 'GET',
+        path: '/refresh',
+      });
+      expect(failed).toMatchObject({ ok: false, error: boom });
+      expect(route.hits).toHaveLength(1);
+      expect(clock.waits).toEqual([]);
+    });
+
+    it('R7/R8: an abort while an async shouldRetry runs rejects at once with the abort error', async () => {
+      const route = api.script('/slow', [503, 200]);
+      const controller = new AbortController();
+      let release: (value: boolean) => void = () => {};
+      const settled = await client({
+        shouldRetry: () => {
+          // Abort while the condition is still pending; it answers only after the call has ended.
+          setTimeout(() => controller.abort(), 1);
+          return new Promise<boolean>((resolve) => {
+            release = resolve;
+          });
+        },
+      }).send({ method: 'GET', path: '/slow', signal: controller.signal });
+      release(true);
+      expect(settled.ok).toBe(false);
+      if (!settled.ok) expect(driver.errorKind(settled.error)).toBe('abort');
+      expect(route.hits).toHaveLength(1);
+      expect(clock.waits).toEqual([]);
+      expect(settled.result).toMatchObject({ attempts: 1, reason: 'aborted' });
     });
 
     it('R7: an already-aborted signal sends nothing', async () => {
@@ -318,6 +429,28 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       expect(settled.ok).toBe(false);
       if (!settled.ok) expect(driver.errorKind(settled.error)).toBe('abort');
       expect(route.hits).toHaveLength(0);
+    });
+
+    it('R6 (issue 14 (a)): 30 parallel GETs against a limiter of 10 per 2 s all succeed with the default budget', async () => {
+      const c = client();
+      clock.auto = false;
+      const route = api.limiter('/burst', { limit: 10, windowMs: 2000, now: clock.now });
+      let settledCount = 0;
+      const calls = Array.from({ length: 30 }, () =>
+        c.send({ method: 'GET', path: '/burst' }).finally(() => settledCount++),
+      );
+      // Drive the clock one wave at a time: once every call has either ended or started its wait, move 3 s on.
+      for (let step = 0; settledCount < 30; step++) {
+        if (step > 100_000) throw new Error('the burst never settled');
+        await new Promise((resolve) => setImmediate(resolve));
+        if (settledCount + clock.pendingCount === 30 && clock.pendingCount > 0) clock.advance(3000);
+      }
+      const results = await Promise.all(calls);
+      expect(results.filter((settled) => settled.ok && settled.status === 200)).toHaveLength(30);
+      expect(results.map((settled) => settled.result?.reason)).toEqual(Array(30).fill('success'));
+      // 30 first attempts, 20 retries after the first window, 10 after the second: every one waited as told.
+      expect(route.hits).toHaveLength(60);
+      expect(new Set(clock.waits)).toEqual(new Set([2200]));
     });
 
     it('R6: under an always-503 server the budget stops retries after its reserve', async () => {

@@ -47,3 +47,16 @@ export function fetchRequestInit(request: SuiteRequest): CommonOptions & {
     ...(json === undefined ? {} : { body: JSON.stringify(json) }),
   };
 }
+
+/** `readBody` for a client whose responses are fetch `Response`s: read through a clone, the caller's stays unread. */
+export function fetchResponseBody(response: unknown): Promise<string> {
+  if (!(response instanceof Response)) throw new TypeError('Expected a fetch Response.');
+  return response.clone().text();
+}
+
+/** `readBody` for axios: the `AxiosResponse`'s data, already read by the adapter. */
+export async function axiosResponseBody(response: unknown): Promise<string> {
+  const { data, config } = (response ?? {}) as { data?: unknown; config?: unknown };
+  if (config === undefined) throw new TypeError('Expected an AxiosResponse.');
+  return String(data);
+}

@@ -1,3 +1,4 @@
+import { HttpResponse, http } from 'msw';
 import { type SetupServer, setupServer } from 'msw/node';
 import { type Route as RouteOf, ScriptedRoutes, type Step } from './scripted-routes.js';
 
@@ -26,12 +27,13 @@ export type Route = RouteOf<Hit>;
  */
 export class ScriptedApi {
   readonly server: SetupServer;
-  readonly #routes = new ScriptedRoutes<Hit>(async (request) => ({
+  readonly #record = async (request: Request): Promise<Hit> => ({
     method: request.method,
     url: request.url,
     headers: new Headers(request.headers),
     body: await request.text(),
-  }));
+  });
+  readonly #routes = new ScriptedRoutes<Hit>(this.#record);
 
   constructor() {
     this.server = setupServer(this.#routes.handler(API));
@@ -40,6 +42,43 @@ export class ScriptedApi {
   /** Scripts `path` (e.g. '/items') and returns its server-side record. */
   script(path: string, steps: readonly Step[]): Route {
     return this.#routes.script(path, steps);
+  }
+
+  /**
+   * A fixed-window rate limiter on `path`, answering as express-rate-limit 8 does with `standardHeaders:
+   * 'draft-7'`: every answer carries `RateLimit: limit=L, remaining=R, reset=S` and `RateLimit-Policy: L;w=W`; a
+   * request over the limit gets a 429 with `Retry-After: S` too (S = whole seconds left in the window, rounded
+   * up). The window starts with the first request after the previous one ended, on the clock `now`.
+   */
+  limiter(
+    path: string,
+    { limit, windowMs, now }: { limit: number; windowMs: number; now: () => number },
+  ): Route {
+    const route: Route = { hits: [] };
+    let windowStart = Number.NEGATIVE_INFINITY;
+    let count = 0;
+    this.server.use(
+      http.all(`${API}${path}`, async ({ request }) => {
+        route.hits.push(await this.#record(request));
+        const t = now();
+        if (t >= windowStart + windowMs) {
+          windowStart = t;
+          count = 0;
+        }
+        count++;
+        const reset = String(Math.ceil((windowStart + windowMs - t) / 1000));
+        const headers: Record<string, string> = {
+          RateLimit: `limit=${limit}, remaining=${Math.max(0, limit - count)}, reset=${reset}`,
+          'RateLimit-Policy': `${limit};w=${windowMs / 1000}`,
+        };
+        if (count <= limit) return new HttpResponse('ok', { status: 200, headers });
+        return new HttpResponse('Too many requests', {
+          status: 429,
+          headers: { ...headers, 'Retry-After': reset },
+        });
+      }),
+    );
+    return route;
   }
 
   listen(): void {

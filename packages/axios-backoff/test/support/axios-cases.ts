@@ -301,6 +301,42 @@ export function describeAxiosCases(ax: AxiosStatic, adapter: AdapterName): void 
       expect(response.backoff).toMatchObject({ attempts: 2 });
     });
 
+    it("item 9: response.config.adapter and error.config.adapter are the caller's own setting", async () => {
+      const { instance } = setup();
+      api.script('/items', [503, 200]);
+      const response = await instance.get('/items');
+      expect(response.config.adapter).toBe(adapter);
+      api.script('/gone', [503, 404]);
+      const error = (await settle(instance.get('/gone'))) as AxiosError;
+      expect(error.config?.adapter).toBe(adapter);
+      // A list set per request comes back as that list (axios's config merge copies it).
+      const listed = await instance.get('/items', { adapter: [adapter, 'http'] });
+      expect(listed.config.adapter).toEqual([adapter, 'http']);
+      // Re-sending the config the caller got back works as the first send did: retried, never nested.
+      api.script('/again', [503, 200]);
+      const again = await instance.request({ ...response.config, url: '/again' });
+      expect(again.status).toBe(200);
+      expect(again.config.adapter).toBe(adapter);
+    });
+
+    it('item 9: onDownloadProgress reports every attempt, failed ones included, each counted from 0', async () => {
+      const { instance } = setup();
+      api.script('/items', [
+        { status: 503, body: 'x'.repeat(3000) },
+        { status: 200, body: 'y'.repeat(1000) },
+      ]);
+      const loaded: number[] = [];
+      const response = await instance.get('/items', {
+        onDownloadProgress: (event) => void loaded.push(event.loaded),
+      });
+      expect(response.data).toBe('y'.repeat(1000));
+      // The failed 503's 3000 bytes are reported, then the count starts again for the 200's 1000 bytes.
+      const failedDone = loaded.indexOf(3000);
+      expect(failedDone).toBeGreaterThanOrEqual(0);
+      expect(loaded.slice(failedDone + 1).every((value) => value <= 1000)).toBe(true);
+      expect(loaded.at(-1)).toBe(1000);
+    });
+
     it('retry events carry the full URL (baseURL + url)', async () => {
       const events: RetryEvent[] = [];
       const { instance } = setup({ onRetry: (event) => events.push(event) });
@@ -377,6 +413,13 @@ export function describeCustomAdapterCases(ax: AxiosStatic): void {
       const response = await send(adapter, { validateStatus: () => true });
       expect(response.status).toBe(200);
       expect(clock.waits).toEqual([1100]);
+    });
+
+    it('item 9: a custom adapter function comes back as response.config.adapter', async () => {
+      const adapter = scriptedAdapter(ax, [{ status: 503 }, { status: 200 }]);
+      const response = await send(adapter);
+      expect(adapter.calls).toBe(2);
+      expect(response.config.adapter).toBe(adapter);
     });
 
     it("a failed attempt's stream (responseType 'stream') is destroyed, the final one handed over", async () => {

@@ -1,4 +1,9 @@
-import { axiosRequestOptions, type BackoffClientDriver, type Settled } from '@backoff/test-utils';
+import {
+  axiosRequestOptions,
+  axiosResponseBody,
+  type BackoffClientDriver,
+  type Settled,
+} from '@backoff/test-utils';
 import type { AxiosError, AxiosResponse, AxiosStatic } from 'axios';
 import { getBackoffResult } from 'backoff-core';
 import { expect } from 'vitest';
@@ -47,6 +52,7 @@ export function axiosDriver(ax: AxiosStatic, adapter: AdapterName): BackoffClien
         },
       };
     },
+    readBody: axiosResponseBody,
     errorKind(error) {
       if (ax.isCancel(error)) return 'abort';
       if (!ax.isAxiosError(error)) return 'other';

@@ -1,6 +1,7 @@
 import {
   type BackoffClientDriver,
   type ErrorKindSeen,
+  fetchResponseBody,
   kyRequestOptions,
   type Settled,
 } from '@backoff/test-utils';
@@ -48,6 +49,7 @@ export function kyDriver(client: KyClient, throwHttpErrors = true): BackoffClien
         },
       };
     },
+    readBody: fetchResponseBody,
     errorKind: (error) => kyErrorKind(client, error),
   };
 }

@@ -1,5 +1,5 @@
 import { Agent } from 'node:http';
-import { axiosRequestOptions, type Settled } from '@backoff/test-utils';
+import { axiosRequestOptions, axiosResponseBody, type Settled } from '@backoff/test-utils';
 import axios, { type AxiosError } from 'axios';
 import { axiosBackoff } from 'axios-backoff';
 import { getBackoffResult } from 'backoff-core';
@@ -35,6 +35,7 @@ export function axiosDriver(adapter: 'http' | 'fetch'): FaultDriver {
         close: () => agent?.destroy(),
       };
     },
+    readBody: axiosResponseBody,
     errorKind(error) {
       if (axios.isCancel(error)) return 'abort';
       if (!axios.isAxiosError(error)) return 'other';

@@ -1,4 +1,4 @@
-import { type ErrorKindSeen, kyRequestOptions, type Settled } from '@backoff/test-utils';
+import { type ErrorKindSeen, fetchResponseBody, kyRequestOptions, type Settled } from '@backoff/test-utils';
 import { getBackoffResult } from 'backoff-core';
 import ky, { HTTPError, NetworkError, TimeoutError } from 'ky';
 import ky1, { HTTPError as HTTPError1, TimeoutError as TimeoutError1 } from 'ky-1';
@@ -72,6 +72,7 @@ function driver(copy: KyCopy): FaultDriver {
       };
     },
     errorKind,
+    readBody: fetchResponseBody,
     isOwnError: (error) => errorKind(error) !== 'other',
   };
 }

@@ -1,4 +1,4 @@
-import { fetchRequestInit, type Settled } from '@backoff/test-utils';
+import { fetchRequestInit, fetchResponseBody, type Settled } from '@backoff/test-utils';
 import { type FetchLike, getBackoffResult, withBackoff } from 'backoff-core';
 import type { FaultDriver } from '../driver.js';
 
@@ -59,6 +59,7 @@ export const withBackoffDriver: FaultDriver = {
       close: () => {},
     };
   },
+  readBody: fetchResponseBody,
   errorKind(error) {
     if (error instanceof DOMException && error.name === 'AbortError') return 'abort';
     if (error instanceof DOMException && error.name === 'TimeoutError') return 'timeout';

@@ -186,7 +186,11 @@ export const VALID: Record<(typeof OPTION_NAMES)[number], fc.Arbitrary<unknown>>
   budget: fc.oneof(
     fc.constant(false),
     fc.record(
-      { reserve: fc.integer({ min: 0, max: 1e9 }), ratio: fc.double({ min: 0, max: 1, noNaN: true }) },
+      {
+        reserve: fc.integer({ min: 0, max: 1e9 }),
+        ratio: fc.double({ min: 0, max: 1, noNaN: true }),
+        throttlingCost: fc.double({ min: 0, max: 1, noNaN: true }),
+      },
       { requiredKeys: [] },
     ),
     fc.constant(null).map(() => new RetryBudget({ reserve: 3 })),

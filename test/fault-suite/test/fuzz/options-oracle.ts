@@ -62,15 +62,19 @@ export function validOption(name: string, value: unknown): boolean {
   }
 }
 
-/** `false`, a RetryBudget (by shape), or `{ reserve?, ratio? }` (null or undefined keeps a field's default). */
+/**
+ * `false`, a RetryBudget (by shape), or `{ reserve?, ratio?, throttlingCost? }` (null or undefined keeps a field's
+ * default).
+ */
 function validBudget(value: unknown): boolean {
   if (value === false || isRetryBudget(value)) return true;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const { reserve, ratio, ...rest } = value as Record<string, unknown>;
+  const { reserve, ratio, throttlingCost, ...rest } = value as Record<string, unknown>;
   if (Object.keys(rest).length > 0) return false;
   const okReserve = reserve == null || (isNumberIn(reserve, 0, 1e9) && Number.isInteger(reserve));
   const okRatio = ratio == null || isNumberIn(ratio, 0, 1);
-  return okReserve && okRatio;
+  const okThrottlingCost = throttlingCost == null || isNumberIn(throttlingCost, 0, 1);
+  return okReserve && okRatio && okThrottlingCost;
 }
 
 export const OPTION_NAMES = [

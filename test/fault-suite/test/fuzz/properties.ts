@@ -93,13 +93,17 @@ function expectSaneDecision(policy: ReturnType<typeof createBackoff>): void {
 
 /**
  * Whether a GET needs a generated key and the generator gives none: GET is not among the methods retried without
- * a key, and the function's value is not a non-empty string without line breaks (the documented TypeError).
+ * a key, and the function's value is no key that can travel (the documented TypeError): a string of visible ASCII
+ * that is a well-formed quoted Structured Field String, or a bare key without `"`, `\` or `,` and not starting or
+ * ending with a space.
  */
 function keyGeneratorFails(idempotencyKey: unknown, methods: Iterable<unknown> | undefined): boolean {
   if (typeof idempotencyKey !== 'function' || methods === undefined) return false;
   if ([...methods].some((method) => String(method).toUpperCase() === 'GET')) return false;
   const key: unknown = idempotencyKey();
-  return typeof key !== 'string' || key === '' || /[\r\n\0]/.test(key);
+  if (typeof key !== 'string' || !/^[ -~]+$/.test(key)) return true;
+  if (key.startsWith('"')) return !/^"(?:[^"\\]|\\["\\])+"$/.test(key);
+  return /["\\,]/.test(key) || key.trim() !== key;
 }
 
 export const PROPERTIES: readonly FuzzProperty[] = [

@@ -1,8 +1,8 @@
-import { RetryBudget, type RetryBudgetOptions } from 'backoff-core';
+import { RetryBudget, type RetryBudgetOptions, type RetryKind } from 'backoff-core';
 
 /** One operation on the budget, with the balance right after it (in retries, as `snapshot()` gives it). */
 export type BudgetEvent =
-  | { readonly op: 'acquire'; readonly granted: boolean; readonly tokens: number }
+  | { readonly op: 'acquire'; readonly kind: RetryKind; readonly granted: boolean; readonly tokens: number }
   | { readonly op: 'success'; readonly tokens: number };
 
 /**
@@ -12,9 +12,9 @@ export type BudgetEvent =
 export class AuditedBudget extends RetryBudget {
   readonly log: BudgetEvent[] = [];
 
-  override tryAcquire(): boolean {
-    const granted = super.tryAcquire();
-    this.log.push({ op: 'acquire', granted, tokens: this.snapshot().tokens });
+  override tryAcquire(kind: RetryKind = 'transient'): boolean {
+    const granted = super.tryAcquire(kind);
+    this.log.push({ op: 'acquire', kind, granted, tokens: this.snapshot().tokens });
     return granted;
   }
 
@@ -26,20 +26,25 @@ export class AuditedBudget extends RetryBudget {
 
 /**
  * The balance replayed from the log on its own, in integer thousandths of a retry: start full at `reserve`, each
- * success adds `ratio` up to the cap, each acquire takes one retry when at least one is there. Returns the
+ * success adds `ratio` up to the cap, each acquire takes its price (one retry, `throttlingCost` for a throttling
+ * one) when that much is there. Returns the
  * balance after every step and the verdict on every acquire, for comparison with what the real budget did.
  */
-export function replay(log: readonly BudgetEvent[], { reserve = 20, ratio = 0.1 }: RetryBudgetOptions = {}) {
+export function replay(
+  log: readonly BudgetEvent[],
+  { reserve = 20, ratio = 0.1, throttlingCost = 5 / 14 }: RetryBudgetOptions = {},
+) {
   const capacity = reserve * 1000;
   const credit = Math.round(ratio * 1000);
+  const throttled = Math.round(throttlingCost * 1000);
   let tokens = capacity;
   const balances: number[] = [];
   const grants: boolean[] = [];
   for (const event of log) {
     if (event.op === 'success') {
       tokens = Math.min(capacity, tokens + credit);
-    } else if (tokens >= 1000) {
-      tokens -= 1000;
+    } else if (tokens >= (event.kind === 'throttling' ? throttled : 1000)) {
+      tokens -= event.kind === 'throttling' ? throttled : 1000;
       grants.push(true);
     } else {
       grants.push(false);

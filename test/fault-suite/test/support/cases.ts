@@ -71,8 +71,11 @@ const failed = (
 const bodyCut = (driver: FaultDriver): Expected =>
   driver.bodyInAttempt ? ok(2, [500]) : failed('body', 1, 'success');
 
-/** A Retry-After the core must ignore as malformed: the computed backoff (500 ms at random 0.5) applies. */
-const ignored = (): Expected => ok(2, [500]);
+/**
+ * A Retry-After the core must ignore as malformed: on a 429 there is then no server delay, so the throttling
+ * backoff applies (500 + 0.5 x 500 ms at random 0.5: equal jitter from a 1 s base).
+ */
+const ignored = (): Expected => ok(2, [750]);
 
 const hostile = (
   name: string,

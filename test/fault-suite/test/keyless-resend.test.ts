@@ -1,0 +1,171 @@
+import { Agent } from 'node:http';
+import { VirtualClock } from '@backoff/test-utils';
+import axios from 'axios';
+import { axiosBackoff } from 'axios-backoff';
+import { type BackoffOptions, getBackoffResult, withBackoff } from 'backoff-core';
+import fc from 'fast-check';
+import ky from 'ky';
+import ky1 from 'ky-1';
+import { kyBackoff } from 'ky-backoff';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FaultHit, FaultServer, faultPath } from '../src/index.ts';
+
+/**
+ * Issue 14, item 1: a non-idempotent request is re-sent only if the Idempotency-Key is on the request that is
+ * actually sent. For every client, a POST whose key header is absent, `undefined`, `false`, `null`, empty,
+ * blank, an array, a key that cannot travel, or a good key, under any casing of the header name and any
+ * `idempotencyKey` setting, meets a server that fails twice: on the server's side, no POST ever arrives twice
+ * unless every arrival carries one and the same non-empty key. Counted on a real node:http server on 127.0.0.1.
+ */
+
+const RUNS = 60;
+const SEED = 20_261_202;
+
+type Value = string | readonly string[] | false | null | undefined;
+/** One header entry the caller passes: a name in some casing, and a raw value as the client takes it. */
+type Entry = readonly [name: string, value: Value];
+
+const GOOD_KEY = '"k-1"';
+const values: fc.Arbitrary<Value> = fc.constantFrom<Value>(
+  undefined,
+  false,
+  null,
+  '',
+  '   ',
+  [],
+  [GOOD_KEY],
+  [GOOD_KEY, '"k-2"'],
+  GOOD_KEY,
+  'order-1',
+  'café-1',
+  'заказ-α',
+);
+const entry: fc.Arbitrary<Entry> = fc.tuple(fc.mixedCase(fc.constant('idempotency-key')), values);
+const settings = fc.constantFrom<BackoffOptions['idempotencyKey']>(false, 'auto', () => 'generated-1');
+const scripts = fc.constantFrom(['503', '503', '200'], ['reset', '503', '200']);
+
+interface Case {
+  readonly entries: readonly Entry[];
+  readonly idempotencyKey: BackoffOptions['idempotencyKey'];
+  readonly steps: readonly string[];
+}
+const cases: fc.Arbitrary<Case> = fc.record({
+  entries: fc.array(entry, { maxLength: 2 }),
+  idempotencyKey: settings,
+  steps: scripts,
+});
+
+/** The cases the issue names, always run first. */
+const EXAMPLES: [Case][] = [
+  [{ entries: [['Idempotency-Key', false]], idempotencyKey: 'auto', steps: ['503', '503', '200'] }],
+  [{ entries: [['idempotency-key', null]], idempotencyKey: 'auto', steps: ['503', '503', '200'] }],
+  [{ entries: [['IDEMPOTENCY-KEY', []]], idempotencyKey: 'auto', steps: ['reset', '503', '200'] }],
+  [{ entries: [['Idempotency-Key', '']], idempotencyKey: false, steps: ['503', '503', '200'] }],
+];
+
+/** How a client sends a POST with the caller's raw header entries; resolves or rejects as the client does. */
+type Send = (url: string, entries: readonly Entry[], options: BackoffOptions) => Promise<unknown>;
+
+const record = (entries: readonly Entry[]) => Object.fromEntries(entries) as never;
+/** fetch and ky take header values as strings: what a caller writing `{ 'Idempotency-Key': x }` gets. */
+const tuples = (entries: readonly Entry[]) => entries.map(([name, value]) => [name, String(value)]) as never;
+
+const agent = new Agent({ keepAlive: true });
+const CLIENTS: ReadonlyArray<readonly [string, Send]> = [
+  [
+    'withBackoff(fetch), headers as a record',
+    (url, entries, options) =>
+      withBackoff(fetch, options)(url, { method: 'POST', headers: record(entries), body: '{"n":1}' }),
+  ],
+  [
+    'withBackoff(fetch), headers as tuples',
+    (url, entries, options) =>
+      withBackoff(fetch, options)(url, { method: 'POST', headers: tuples(entries), body: '{"n":1}' }),
+  ],
+  ...(['http', 'fetch'] as const).map(
+    (adapter) =>
+      [
+        `axios (${adapter} adapter)`,
+        (url: string, entries: readonly Entry[], options: BackoffOptions) => {
+          const instance = axios.create({ adapter, httpAgent: agent });
+          axiosBackoff(instance, options);
+          return instance.post(url, { n: 1 }, { headers: record(entries) });
+        },
+      ] as const,
+  ),
+  [
+    'ky 2',
+    (url, entries, options) =>
+      kyBackoff(ky, options)
+        .post(url, { headers: record(entries), json: { n: 1 } })
+        .text(),
+  ],
+  [
+    'ky 1',
+    (url, entries, options) =>
+      kyBackoff(ky1, options)
+        .post(url, { headers: tuples(entries), json: { n: 1 } })
+        .text(),
+  ],
+];
+
+describe('item 1: no POST is re-sent without its Idempotency-Key, on the server side', () => {
+  const server = new FaultServer();
+  let base = '';
+  let id = 0;
+
+  beforeAll(async () => {
+    base = await server.listen();
+  });
+  afterAll(async () => {
+    agent.destroy();
+    await server.close();
+  });
+
+  const keyOf = (hit: FaultHit) => hit.idempotencyKey?.trim() || undefined;
+
+  it.each(CLIENTS)('%s', async (_name, send) => {
+    let retried = 0;
+    await fc.assert(
+      fc.asyncProperty(cases, async ({ entries, idempotencyKey, steps }) => {
+        const path = faultPath(steps, `key-${++id}`);
+        const clock = new VirtualClock();
+        let outcome: unknown;
+        try {
+          outcome = await send(`${base}${path}`, entries, {
+            idempotencyKey,
+            random: () => 0.5,
+            timers: clock.timers,
+            now: clock.now,
+            budget: false,
+          });
+        } catch (error) {
+          outcome = error;
+        }
+        const hits = server.hitsOf(path);
+        expect(hits.every((hit) => hit.method === 'POST')).toBe(true);
+        if (hits.length > 1) {
+          // The invariant: re-sent only with a key, the same one every time.
+          const keys = hits.map(keyOf);
+          expect(keys).not.toContain(undefined);
+          expect(new Set(keys).size).toBe(1);
+          retried++;
+        }
+        // And retries do happen when the sent request has a key: every attempt was made, or the call says why not.
+        const result = getBackoffResult(outcome);
+        if (hits.length === 1 && keyOf(hits[0] as FaultHit) !== undefined) {
+          expect(result?.reason).not.toBe('method-not-idempotent');
+        }
+        if (hits.length === 0) {
+          // Nothing sent: only a key that cannot travel does that, with a TypeError (ours or the client's).
+          expect(outcome).toBeInstanceOf(TypeError);
+        }
+        clock.auto = false;
+        expect(clock.pendingCount).toBe(0);
+      }),
+      { numRuns: RUNS, seed: SEED, examples: EXAMPLES },
+    );
+    // The property ran on cases that do retry, not only on ones that stop at the first attempt.
+    expect(retried).toBeGreaterThan(RUNS / 4);
+  });
+});

@@ -198,6 +198,28 @@ export class RetryState {
    * (R7); the caller then must not send another attempt.
    */
   async wait(decision: RetryDecision, signal?: AbortSignal | null): Promise<void> {
+    this.#notify(decision);
+    const started = this.#options.now();
+    try {
+      await sleep(decision.delay, signal, this.#options.timers);
+      this.#totalDelay += decision.delay;
+    } catch (reason) {
+      // Aborted: count only the part of the wait that passed.
+      this.#totalDelay += Math.min(decision.delay, Math.max(0, this.#options.now() - started));
+      throw reason;
+    }
+  }
+
+  /**
+   * Fires `onRetry` and counts the decision's delay as waited, for a client that performs the wait itself (ky
+   * after its own per-attempt timeout: only ky's wait still hears the caller's signal then).
+   */
+  announce(decision: RetryDecision): void {
+    this.#notify(decision);
+    this.#totalDelay += decision.delay;
+  }
+
+  #notify(decision: RetryDecision): void {
     const outcome = this.#outcome;
     const event: RetryEvent = {
       retry: decision.retryNumber,
@@ -211,14 +233,5 @@ export class RetryState {
       error: outcome?.type === 'error' ? outcome.error : undefined,
     };
     this.#options.onRetry?.(event);
-    const started = this.#options.now();
-    try {
-      await sleep(decision.delay, signal, this.#options.timers);
-      this.#totalDelay += decision.delay;
-    } catch (reason) {
-      // Aborted: count only the part of the wait that passed.
-      this.#totalDelay += Math.min(decision.delay, Math.max(0, this.#options.now() - started));
-      throw reason;
-    }
   }
 }

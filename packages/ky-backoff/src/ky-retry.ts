@@ -1,9 +1,4 @@
-/**
- * ky's retry limit while kyBackoff drives ky's loop. It only has to be out of the way: the core stops at
- * `retries` (at most 100), and a retry the caller forces with `ky.retry()` from a hook of their own is not the
- * core's, so this leaves room for those too while still ending a hook that forces retries forever.
- */
-export const KY_LIMIT = 200;
+import type { BackoffOptions } from 'backoff-core';
 
 // Every method ky may send. ky checks the method before it asks `shouldRetry`, so all must pass that check: the
 // core's idempotency gate (POST only with an Idempotency-Key) is the one that decides.
@@ -23,25 +18,53 @@ const KY_METHODS: readonly string[] = [
 export type KyShouldRetry = (state: { readonly error: unknown }) => boolean | Promise<boolean>;
 
 /**
- * The `retry` option kyBackoff gives ky: ky's own delays, status lists and timing headers are all switched off
- * (so ky 1.x's loose Retry-After parsing never runs), and `shouldRetry` hands every thrown error to the core.
- * ky's own wait is 0 ms: the real wait happens in the core's `RetryState.wait`, before ky's.
+ * The `retry` option kyBackoff gives ky, built once per instance: ky's own status lists and timing headers are
+ * switched off (so ky 1's loose Retry-After parsing never runs), every method passes ky's method check, and ky's
+ * `limit` is `retries`. Each call's `beforeRequest` binds `shouldRetry` and `delay` to that call on ky's per-call
+ * copy of this object.
  */
-export function kyRetryOptions(
-  shouldRetry: KyShouldRetry,
-  limit: number,
-  method?: unknown,
-): Record<string, unknown> {
-  const own = typeof method === 'string' ? method.toLowerCase() : undefined;
+export function kyRetryOptions(limit: number, shouldRetry: KyShouldRetry): Record<string, unknown> {
   return {
     limit,
-    methods: own === undefined || KY_METHODS.includes(own) ? [...KY_METHODS] : [...KY_METHODS, own],
+    methods: [...KY_METHODS],
     statusCodes: [],
     afterStatusCodes: [],
     maxRetryAfter: 0,
-    backoffLimit: 0,
+    backoffLimit: Number.POSITIVE_INFINITY,
     delay: () => 0,
+    jitter: undefined,
     retryOnTimeout: true,
     shouldRetry,
   };
+}
+
+// ky 1.14.2's deep merge adds `context: {}` to the objects it merges; it is no retry field.
+function isMergeArtefact(key: string, value: unknown): boolean {
+  return (
+    key === 'context' && typeof value === 'object' && value !== null && Object.keys(value).length === 0
+  );
+}
+
+/**
+ * What ky's own `retry` option means under kyBackoff: a number or `{ limit }` is the number of retries
+ * (`retries`); every other field is one kyBackoff replaces (its delays, status lists, methods and
+ * `shouldRetry` are the core's), so it is rejected rather than silently ignored.
+ */
+export function retriesFromKyRetry(retry: unknown): Pick<BackoffOptions, 'retries'> {
+  if (retry === undefined) return {};
+  if (typeof retry === 'number') return { retries: retry };
+  if (typeof retry !== 'object' || retry === null || Array.isArray(retry)) {
+    throw new TypeError('Expected ky\'s `retry` option to be a number or `{ limit }` under kyBackoff.');
+  }
+  const fields = Object.entries(retry).filter(
+    ([key, value]) => key !== 'limit' && value !== undefined && !isMergeArtefact(key, value),
+  );
+  if (fields.length > 0) {
+    const names = fields.map(([key]) => `\`retry.${key}\``).join(', ');
+    throw new TypeError(
+      `kyBackoff replaces ky's retry settings: ${names} cannot be used with it. Only \`retry\` as a number or \`{ limit }\` is kept (as \`retries\`); use kyBackoff's options (statusCodes, methods, baseDelay, maxDelay, jitter, maxRetryAfter, retryOnTimeout, shouldRetry) instead.`,
+    );
+  }
+  const { limit } = retry as { limit?: unknown };
+  return limit === undefined ? {} : { retries: limit as number };
 }

@@ -194,6 +194,26 @@ export class RetryState {
   }
 
   /**
+   * Records an attempt that the client ended on its own, without asking (ky's `totalTimeout`), and the reason
+   * the call stops for: no `shouldRetry`, no budget.
+   */
+  end(outcome: Outcome, reason: StopReason): StopDecision {
+    this.#attempts++;
+    this.#outcome = outcome;
+    return this.#stop(reason, undefined);
+  }
+
+  /**
+   * Decides the latest attempt again, on the outcome the client ended up with after replacing its response (a ky
+   * `afterResponse` hook that turns a 200 into a 503): the attempt is not counted twice. A success already
+   * credited to the budget stays credited.
+   */
+  revise(outcome: Outcome): Decision {
+    if (this.#attempts > 0) this.#attempts--;
+    return this.next(outcome);
+  }
+
+  /**
    * Fires `onRetry`, then waits the decision's delay. Rejects at once with the signal's reason when it aborts
    * (R7); the caller then must not send another attempt.
    */

@@ -1,4 +1,4 @@
-import { attachResult, type Backoff, type BackoffOptions, type RetryState } from 'backoff-core';
+import { attachResult, type Backoff, type BackoffOptions, type Outcome, type RetryState } from 'backoff-core';
 import { replayableRequest } from './body.js';
 import { errorKind, hasKyErrorName } from './outcome.js';
 
@@ -52,16 +52,35 @@ export class KyCall {
   /** Whether the latest attempt's outcome reached the core. */
   #decided = false;
 
-  constructor(policy: Backoff, override: unknown, request: Request, body: unknown) {
-    this.#replayable = replayableRequest(request, body);
+  /**
+   * Whether `fetch` decides a failed status too: for a call that ky will not throw for (ky 1 hooks see a
+   * per-request `throwHttpErrors: false`) and that has no `afterResponse` hook to retry it. Such a call is
+   * decided on every attempt but never retried on a status.
+   */
+  readonly #decidesFailures: boolean;
+
+  constructor(setup: {
+    readonly policy: Backoff;
+    readonly override: unknown;
+    readonly request: Request;
+    readonly body: unknown;
+    /** ky 2 tees a body only when its limit is above 0; ky 1 clones every request anyway. */
+    readonly teesForRetries: boolean;
+    readonly decidesFailures: boolean;
+  }) {
+    const { policy, override, request } = setup;
+    this.#replayable = replayableRequest(request, setup.body);
+    this.#decidesFailures = setup.decidesFailures;
     this.request = request;
+    const limitFor = (retries: number) => (this.#replayable || !setup.teesForRetries ? retries + 1 : 0);
     if (override === false) {
       this.state = undefined;
-      this.limit = this.#replayable ? policy.options.retries + 1 : 0;
+      this.limit = limitFor(policy.options.retries);
       return;
     }
-    const own = override === undefined ? policy : policy.extend(withoutMergeArtefact(override) as BackoffOptions);
-    this.limit = this.#replayable ? own.options.retries + 1 : 0;
+    let own = override === undefined ? policy : policy.extend(withoutMergeArtefact(override) as BackoffOptions);
+    if (setup.decidesFailures) own = own.extend({ retries: 0 });
+    this.limit = limitFor(own.options.retries);
     this.state = own.start({
       method: request.method,
       url: request.url,
@@ -74,12 +93,16 @@ export class KyCall {
     }
   }
 
+  /** A new attempt starts (kyBackoff's `fetch`; on ky 1 also its `beforeRequest`): nothing decided about it yet. */
+  beginAttempt(): void {
+    this.#decided = false;
+  }
+
   /** kyBackoff's `fetch`, for each attempt this call sends: an OK response is the attempt's outcome. */
   fetched(response: Response): Response {
     this.#fetched = response;
-    this.#decided = false;
     const { state } = this;
-    if (state === undefined || !response.ok) return response;
+    if (state === undefined || (!response.ok && !this.#decidesFailures)) return response;
     // A failed status is decided where ky asks about it (its HTTPError, after your afterResponse hooks).
     this.#decided = true;
     state.next({ type: 'response', status: response.status, headers: response.headers });
@@ -103,15 +126,17 @@ export class KyCall {
   async shouldRetry(error: unknown): Promise<boolean> {
     const { state } = this;
     if (state === undefined) return false;
+    // Decided already when fetch's response was OK and a later afterResponse hook turned it into this HTTPError.
+    const revised = this.#decided;
     this.#decided = true;
     const signal = signalOf((error as { request?: unknown } | null)?.request) ?? signalOf(this.request);
     const response = httpErrorResponse(error);
     const timeout = hasKyErrorName(error, 'TimeoutError');
-    const decision = state.next(
+    const outcome: Outcome =
       response === undefined
         ? { type: 'error', kind: errorKind(error, signal?.aborted === true && !timeout), error }
-        : { type: 'response', status: response.status, headers: response.headers },
-    );
+        : { type: 'response', status: response.status, headers: response.headers };
+    const decision = revised ? state.revise(outcome) : state.next(outcome);
     if (!decision.retry) {
       attachResult(error, state.result());
       return false;
@@ -152,13 +177,19 @@ export class KyCall {
   }
 
   /**
-   * `beforeError`: attaches the result to the error as the caller will get it. With a one-shot body ky was told
-   * not to retry (limit 0), so its failure never reached `shouldRetry`: it is recorded here for the reason.
+   * `beforeError` (ky 2: once, for the final error; ky 1: for each HTTPError, before ky asks `shouldRetry`):
+   * attaches the result to the error. With a one-shot body ky 2 was told not to retry (limit 0), so its failure
+   * never reaches `shouldRetry`: it is recorded here, for the reason.
    */
   beforeError(error: unknown): void {
     const { state } = this;
     if (state === undefined) return;
-    if (!this.#decided && !this.#replayable) {
+    if (!this.#decided && this.limit > 0 && hasKyErrorName(error, 'TimeoutError')) {
+      // ky ended the call without asking: its `totalTimeout` ran out (during an attempt, or before a wait).
+      this.#decided = true;
+      state.end({ type: 'error', kind: 'timeout', error }, 'deadline');
+    }
+    if (!this.#decided && this.limit === 0) {
       const response = httpErrorResponse(error);
       const kind = errorKind(error, signalOf(this.request)?.aborted === true);
       if (response !== undefined || kind !== 'unknown') {

@@ -87,7 +87,8 @@ export function kyBackoff<Instance extends KyInstanceLike>(
     const retry = kyRetryOptions(instanceRetries + 1, fallback);
     // With `throwHttpErrors: false` ky never throws for a status, so never asks about it: only such an instance
     // gets an `afterResponse` hook (ky clones every response for each one, so the others stay without).
-    const decidesResponses = parent.throwHttpErrors !== undefined && parent.throwHttpErrors !== true;
+    const decidesResponses =
+      retryMarker !== undefined && parent.throwHttpErrors !== undefined && parent.throwHttpErrors !== true;
     const parentFetch = typeof parent.fetch === 'function' ? (parent.fetch as FetchFunction) : undefined;
 
     const fetch: FetchFunction = (input, init) => {
@@ -99,6 +100,7 @@ export function kyBackoff<Instance extends KyInstanceLike>(
         const { backoff: _, ...others } = rest;
         rest = others;
       }
+      call?.beginAttempt();
       const response = parentFetch ? parentFetch(input, rest) : globalThis.fetch(input as Request, rest);
       return call === undefined ? response : response.then((fetched) => call.fetched(fetched));
     };
@@ -116,7 +118,16 @@ export function kyBackoff<Instance extends KyInstanceLike>(
           typeof requested === 'number' && requested !== instanceRetries + 1
             ? policy.extend({ retries: requested })
             : policy;
-        call = new KyCall(own, hookOptions.backoff, request, hookOptions.body);
+        const ky2 = args.length === 1;
+        call = new KyCall({
+          policy: own,
+          override: hookOptions.backoff,
+          request,
+          body: hookOptions.body,
+          teesForRetries: ky2,
+          // Only ky 1 shows hooks `throwHttpErrors`; ky 2's own option is covered by the instance's hook.
+          decidesFailures: hookOptions.throwHttpErrors === false && !(decidesResponses && retryMarker),
+        });
         if (perCall.shouldRetry !== fallback) Object.assign(perCall, retry);
         const methods = perCall.methods;
         const method = request.method.toLowerCase();
@@ -125,7 +136,7 @@ export function kyBackoff<Instance extends KyInstanceLike>(
         kyRetry[CALL] = bound;
         perCall.shouldRetry = ({ error }: { error: unknown }) => bound.shouldRetry(error);
         perCall.delay = () => bound.takeDelay();
-        if (args.length === 1) {
+        if (ky2) {
           // ky 2 (one state object): read right before each attempt's `fetch`.
           Object.defineProperty(perCall, 'limit', {
             get: () => {
@@ -140,7 +151,10 @@ export function kyBackoff<Instance extends KyInstanceLike>(
         }
       }
       call.request = request;
-      if (args.length > 1) sentBy.set(request, call);
+      if (args.length > 1) {
+        call.beginAttempt();
+        sentBy.set(request, call);
+      }
     });
 
     const afterResponse = mark(async (...args: unknown[]) => {

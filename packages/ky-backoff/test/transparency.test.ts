@@ -199,17 +199,6 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
       expect(getBackoffResult(response)).toMatchObject({ attempts: 3, reason: 'success' });
     });
 
-    it('item 12: with onDownloadProgress the response still carries its result', async () => {
-      server.script('/download', [503, { status: 200, body: 'x'.repeat(1000) }]);
-      const progress: number[] = [];
-      const response = await wrap(client.ky)(`${API}/download`, {
-        onDownloadProgress: ({ transferredBytes }: { transferredBytes: number }) =>
-          void progress.push(transferredBytes),
-      });
-      expect(await response.text()).toHaveLength(1000);
-      expect(getBackoffResult(response)).toMatchObject({ attempts: 2, reason: 'success' });
-    });
-
     // Items 9 and 10 need a real socket silent past ky's `timeout`: they are in timeouts.test.ts.
 
     itOnKy2('ky 2: the per-call retry settings stay ky’s own: a custom method with an Idempotency-Key is retried', async () => {

@@ -42,6 +42,8 @@ export class KyCall {
    * for a body that cannot be sent twice (ky then tees nothing).
    */
   readonly limit: number;
+  /** Whether ky 2's reads of this call's retry `limit` name it to kyBackoff's `fetch` (from the first retry on). */
+  announced = false;
   /** The last request this call is known to have sent (ky 1: every attempt; ky 2: the first). */
   request: Request | undefined;
   /** The response fetch returned for the latest attempt: the object the caller gets (ky returns it as it is). */
@@ -78,7 +80,8 @@ export class KyCall {
       this.limit = limitFor(policy.options.retries);
       return;
     }
-    let own = override === undefined ? policy : policy.extend(withoutMergeArtefact(override) as BackoffOptions);
+    let own =
+      override === undefined ? policy : policy.extend(withoutMergeArtefact(override) as BackoffOptions);
     if (setup.decidesFailures) own = own.extend({ retries: 0 });
     this.limit = limitFor(own.options.retries);
     this.state = own.start({
@@ -159,7 +162,10 @@ export class KyCall {
    * `afterResponse`, installed only on an instance with `throwHttpErrors: false` (ky then never throws, so never
    * asks `shouldRetry` about a status): decides a failed status, and retries it with ky's own marker.
    */
-  async afterResponse(response: Response, marker: RetryMarkerFactory | undefined): Promise<undefined | unknown> {
+  async afterResponse(
+    response: Response,
+    marker: RetryMarkerFactory | undefined,
+  ): Promise<undefined | unknown> {
     const { state } = this;
     if (state === undefined || response.ok) return undefined;
     this.#decided = true;

@@ -33,14 +33,27 @@ function callOf(options: HookOptions | undefined): KyCall | undefined {
   return isObject(retry) ? (retry as KyRetry)[CALL] : undefined;
 }
 
+// Which call sends a request: its first attempt's request is the one `beforeRequest` sees (ky 1: every attempt's).
+const sentBy = new WeakMap<object, KyCall>();
+
 /**
- * The call whose attempt ky is about to send. ky 2 reads the per-call retry `limit` synchronously right before it
- * calls `fetch` for every attempt (also after its own timeout, when it rebuilds the request); kyBackoff's `fetch`
- * takes it in the same synchronous step, so no other call can come between.
+ * The call whose retry ky is about to send (ky 2). ky 2 builds each retry's request itself (a clone, or a new one
+ * after its own timeout) and shows it to no hook; but it reads the per-call retry `limit` synchronously right
+ * before it calls `fetch`. From the first retry on (kyBackoff's `beforeRetry`), that read names the call, and
+ * kyBackoff's `fetch` takes it in the same synchronous step, so no other call can come between.
  */
 let sending: KyCall | undefined;
-// ky 1 runs `beforeRequest` before every attempt, on the very request it sends next.
-const sentBy = new WeakMap<object, KyCall>();
+
+function announceAttempts(retry: KyRetry, call: KyCall): void {
+  Object.defineProperty(retry, 'limit', {
+    get: () => {
+      sending = call;
+      return call.limit;
+    },
+    enumerable: true,
+    configurable: true,
+  });
+}
 
 /**
  * Returns a new ky instance, extended from `instance` (`ky` itself or a `ky.create()` result), whose retries are
@@ -136,24 +149,20 @@ export function kyBackoff<Instance extends KyInstanceLike>(
         kyRetry[CALL] = bound;
         perCall.shouldRetry = ({ error }: { error: unknown }) => bound.shouldRetry(error);
         perCall.delay = () => bound.takeDelay();
-        if (ky2) {
-          // ky 2 (one state object): read right before each attempt's `fetch`.
-          Object.defineProperty(perCall, 'limit', {
-            get: () => {
-              sending = bound;
-              return bound.limit;
-            },
-            enumerable: true,
-            configurable: true,
-          });
-        } else {
-          perCall.limit = bound.limit;
-        }
+        perCall.limit = bound.limit;
       }
       call.request = request;
-      if (args.length > 1) {
-        call.beginAttempt();
-        sentBy.set(request, call);
+      if (args.length > 1) call.beginAttempt();
+      sentBy.set(request, call);
+    });
+
+    // Only on a retry (also one you force): ky 2 sends a request no hook sees next, so the call names itself.
+    const beforeRetry = mark((state: { options?: HookOptions }) => {
+      const perCall = state.options?.retry;
+      const call = callOf(state.options);
+      if (call !== undefined && isObject(perCall) && Object.hasOwn(perCall, CALL) && !call.announced) {
+        call.announced = true;
+        announceAttempts(perCall as KyRetry, call);
       }
     });
 
@@ -173,6 +182,7 @@ export function kyBackoff<Instance extends KyInstanceLike>(
       fetch,
       hooks: {
         beforeRequest: [beforeRequest],
+        beforeRetry: [beforeRetry],
         ...(decidesResponses ? { afterResponse: [afterResponse] } : {}),
         beforeError: [beforeError],
       },

@@ -18,31 +18,19 @@ const KY_METHODS: readonly string[] = [
 export type KyShouldRetry = (state: { readonly error: unknown }) => boolean | Promise<boolean>;
 
 /**
- * The `retry` option kyBackoff gives ky, built once per instance: ky's own status lists and timing headers are
- * switched off (so ky 1's loose Retry-After parsing never runs), every method passes ky's method check, and ky's
- * `limit` is `retries`. Each call's `beforeRequest` binds `shouldRetry` and `delay` to that call on ky's per-call
- * copy of this object.
+ * The `retry` option kyBackoff gives ky, built once per instance and kept small (ky normalizes it for every call):
+ * `limit`, every method (ky checks the method before it asks `shouldRetry`), a 0 ms `delay`, and a
+ * `shouldRetry` that always answers, so ky's own status lists, timing headers and `retryOnTimeout` are never
+ * consulted (and ky 1's loose Retry-After parsing never runs). Each call's `beforeRequest` binds `shouldRetry`,
+ * `delay` and `limit` to that call on ky's per-call copy of this object.
  */
 export function kyRetryOptions(limit: number, shouldRetry: KyShouldRetry): Record<string, unknown> {
-  return {
-    limit,
-    methods: [...KY_METHODS],
-    statusCodes: [],
-    afterStatusCodes: [],
-    maxRetryAfter: 0,
-    backoffLimit: Number.POSITIVE_INFINITY,
-    delay: () => 0,
-    jitter: undefined,
-    retryOnTimeout: true,
-    shouldRetry,
-  };
+  return { limit, methods: [...KY_METHODS], delay: () => 0, shouldRetry };
 }
 
 // ky 1.14.2's deep merge adds `context: {}` to the objects it merges; it is no retry field.
 function isMergeArtefact(key: string, value: unknown): boolean {
-  return (
-    key === 'context' && typeof value === 'object' && value !== null && Object.keys(value).length === 0
-  );
+  return key === 'context' && typeof value === 'object' && value !== null && Object.keys(value).length === 0;
 }
 
 /**
@@ -54,7 +42,7 @@ export function retriesFromKyRetry(retry: unknown): Pick<BackoffOptions, 'retrie
   if (retry === undefined) return {};
   if (typeof retry === 'number') return { retries: retry };
   if (typeof retry !== 'object' || retry === null || Array.isArray(retry)) {
-    throw new TypeError('Expected ky\'s `retry` option to be a number or `{ limit }` under kyBackoff.');
+    throw new TypeError("Expected ky's `retry` option to be a number or `{ limit }` under kyBackoff.");
   }
   const fields = Object.entries(retry).filter(
     ([key, value]) => key !== 'limit' && value !== undefined && !isMergeArtefact(key, value),

@@ -238,7 +238,9 @@ describe.each(CLIENTS.map((client) => [client.name, client] as const))(
 
     it("ky's own `retry` option: fields kyBackoff replaces are rejected at kyBackoff(), naming them", () => {
       const instance = client.ky.create({ retry: { limit: 5, statusCodes: [418], methods: ['get'] } });
-      expect(() => wrap(instance, { retries: 1 })).toThrow(/`retry\.statusCodes`, `retry\.methods` cannot be used/);
+      expect(() => wrap(instance, { retries: 1 })).toThrow(
+        /`retry\.statusCodes`, `retry\.methods` cannot be used/,
+      );
       expect(() => wrap(client.ky.create({ retry: 'often' }))).toThrow(TypeError);
     });
 

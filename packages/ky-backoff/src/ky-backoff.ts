@@ -1,7 +1,7 @@
 import { type Backoff, createBackoff } from 'backoff-core';
 import { KyCall, type RetryMarkerFactory } from './call.js';
 import { errorHookView, type HookOptions, requestHookView, responseHookView } from './hook-args.js';
-import { kyRetryOptions, retriesFromKyRetry } from './ky-retry.js';
+import { kyRetryOptions, replacedPerRequest, retriesFromKyRetry } from './ky-retry.js';
 import type { KyBackoffOptions, KyInstanceLike } from './types.js';
 
 // Registered, so that a second copy of this package still recognises an instance that already has the hooks.
@@ -141,7 +141,10 @@ export function kyBackoff<Instance extends KyInstanceLike>(
           // Only ky 1 shows hooks `throwHttpErrors`; ky 2's own option is covered by the instance's hook.
           decidesFailures: hookOptions.throwHttpErrors === false && !(decidesResponses && retryMarker),
         });
-        if (perCall.shouldRetry !== fallback) Object.assign(perCall, retry);
+        // A per-request `retry: 0` (a number) replaces the instance's object with ky's defaults: the limit is
+        // taken, the rest is kyBackoff's again. A per-request object is merged over it: fields of its own throw.
+        if (perCall.shouldRetry === undefined) Object.assign(perCall, retry, { limit: requested });
+        else replacedPerRequest(perCall, fallback);
         const methods = perCall.methods;
         const method = request.method.toLowerCase();
         if (Array.isArray(methods) && !methods.includes(method)) methods.push(method);

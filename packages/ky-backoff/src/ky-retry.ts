@@ -17,15 +17,61 @@ const KY_METHODS: readonly string[] = [
 /** ky's `shouldRetry` signature (the state object is the same in 1.x and 2.x). */
 export type KyShouldRetry = (state: { readonly error: unknown }) => boolean | Promise<boolean>;
 
+/** ky's `delay` under kyBackoff: 0, since the core has waited (each call binds its own on its per-call copy). */
+const noDelay = () => 0;
+
 /**
- * The `retry` option kyBackoff gives ky, built once per instance and kept small (ky normalizes it for every call):
- * `limit`, every method (ky checks the method before it asks `shouldRetry`), a 0 ms `delay`, and a
- * `shouldRetry` that always answers, so ky's own status lists, timing headers and `retryOnTimeout` are never
- * consulted (and ky 1's loose Retry-After parsing never runs). Each call's `beforeRequest` binds `shouldRetry`,
- * `delay` and `limit` to that call on ky's per-call copy of this object.
+ * The `retry` option kyBackoff gives ky, built once per instance: `limit`, every method (ky checks the method
+ * before it asks `shouldRetry`), a 0 ms `delay`, and a `shouldRetry` that always answers, so ky's own status lists,
+ * timing headers and `retryOnTimeout` are never consulted (and ky 1's loose Retry-After parsing never runs). The
+ * fields kyBackoff replaces are set to values a request's own `retry` cannot leave unchanged, so that one given
+ * per request is seen (and rejected). Each call's `beforeRequest` binds `shouldRetry`, `delay` and `limit` to
+ * that call on ky's per-call copy of this object.
  */
 export function kyRetryOptions(limit: number, shouldRetry: KyShouldRetry): Record<string, unknown> {
-  return { limit, methods: [...KY_METHODS], delay: () => 0, shouldRetry };
+  return {
+    limit,
+    methods: [...KY_METHODS],
+    statusCodes: [],
+    afterStatusCodes: [],
+    maxRetryAfter: 0,
+    delay: noDelay,
+    retryOnTimeout: true,
+    shouldRetry,
+  };
+}
+
+function fieldsError(names: readonly string[]): TypeError {
+  const list = names.map((name) => `\`retry.${name}\``).join(', ');
+  return new TypeError(
+    `kyBackoff replaces ky's retry settings: ${list} cannot be used with it. Only \`retry\` as a number or \`{ limit }\` is kept (as \`retries\`); use kyBackoff's options (statusCodes, methods, baseDelay, maxDelay, jitter, maxRetryAfter, retryOnTimeout, shouldRetry) instead.`,
+  );
+}
+
+/**
+ * The fields of ky's per-call `retry` that a request's own `retry` object set (ky merged it over the instance's):
+ * kyBackoff decides those, so the call is rejected naming them rather than ignoring them.
+ */
+export function replacedPerRequest(perCall: Record<string, unknown>, shouldRetry: KyShouldRetry): void {
+  const names: string[] = [];
+  const methods = perCall.methods;
+  if (
+    Array.isArray(methods) &&
+    (methods.length !== KY_METHODS.length || methods.some((method) => !KY_METHODS.includes(method)))
+  )
+    names.push('methods');
+  for (const key of ['statusCodes', 'afterStatusCodes'] as const) {
+    const list = perCall[key];
+    if (Array.isArray(list) && list.length > 0) names.push(key);
+  }
+  if (perCall.maxRetryAfter !== 0) names.push('maxRetryAfter');
+  if (perCall.delay !== noDelay) names.push('delay');
+  if (perCall.retryOnTimeout !== true) names.push('retryOnTimeout');
+  if (perCall.shouldRetry !== shouldRetry) names.push('shouldRetry');
+  if (perCall.jitter !== undefined) names.push('jitter');
+  const limit = perCall.backoffLimit;
+  if (limit !== undefined && limit !== Number.POSITIVE_INFINITY) names.push('backoffLimit');
+  if (names.length > 0) throw fieldsError(names);
 }
 
 // ky 1.14.2's deep merge adds `context: {}` to the objects it merges; it is no retry field.
@@ -47,12 +93,7 @@ export function retriesFromKyRetry(retry: unknown): Pick<BackoffOptions, 'retrie
   const fields = Object.entries(retry).filter(
     ([key, value]) => key !== 'limit' && value !== undefined && !isMergeArtefact(key, value),
   );
-  if (fields.length > 0) {
-    const names = fields.map(([key]) => `\`retry.${key}\``).join(', ');
-    throw new TypeError(
-      `kyBackoff replaces ky's retry settings: ${names} cannot be used with it. Only \`retry\` as a number or \`{ limit }\` is kept (as \`retries\`); use kyBackoff's options (statusCodes, methods, baseDelay, maxDelay, jitter, maxRetryAfter, retryOnTimeout, shouldRetry) instead.`,
-    );
-  }
+  if (fields.length > 0) throw fieldsError(fields.map(([key]) => key));
   const { limit } = retry as { limit?: unknown };
   return limit === undefined ? {} : { retries: limit as number };
 }

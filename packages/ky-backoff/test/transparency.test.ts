@@ -184,6 +184,15 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
       await wrap(client.ky)(`${API}/per-request`, { retry: 0 }).catch(() => undefined);
       expect(perRequest.hits).toHaveLength(1);
 
+      // A request's own retry object with a field kyBackoff decides rejects the call, naming it; nothing is sent.
+      const fields = server.script('/fields', [503, 200]);
+      await expect(
+        wrap(client.ky)(`${API}/fields`, {
+          retry: { limit: 1, statusCodes: [500], shouldRetry: () => true },
+        }),
+      ).rejects.toThrow(/`retry\.statusCodes`, `retry\.shouldRetry` cannot be used with it/);
+      expect(fields.hits).toHaveLength(0);
+
       expect(() => wrap(client.ky.create({ retry: { limit: 2, methods: ['get'], delay: () => 1 } }))).toThrow(
         new TypeError(
           "kyBackoff replaces ky's retry settings: `retry.methods`, `retry.delay` cannot be used with it. Only `retry` as a number or `{ limit }` is kept (as `retries`); use kyBackoff's options (statusCodes, methods, baseDelay, maxDelay, jitter, maxRetryAfter, retryOnTimeout, shouldRetry) instead.",

@@ -42,8 +42,11 @@ export class KyCall {
    * for a body that cannot be sent twice (ky then tees nothing).
    */
   readonly limit: number;
-  /** Whether ky 2's reads of this call's retry `limit` name it to kyBackoff's `fetch` (from the first retry on). */
-  announced = false;
+  /**
+   * Whether ky 2's reads of this call's retry `limit` name it to kyBackoff's `fetch` (from the first retry on);
+   * `undefined` on ky 1, which shows `beforeRequest` every request it sends.
+   */
+  announces: boolean | undefined;
   /** The last request this call is known to have sent (ky 1: every attempt; ky 2: the first). */
   request: Request | undefined;
   /** The response fetch returned for the latest attempt: the object the caller gets (ky returns it as it is). */
@@ -66,15 +69,16 @@ export class KyCall {
     readonly override: unknown;
     readonly request: Request;
     readonly body: unknown;
-    /** ky 2 tees a body only when its limit is above 0; ky 1 clones every request anyway. */
-    readonly teesForRetries: boolean;
+    /** ky 2 (it tees a body only when its limit is above 0; ky 1 clones every request anyway). */
+    readonly ky2: boolean;
     readonly decidesFailures: boolean;
   }) {
     const { policy, override, request } = setup;
     this.#replayable = replayableRequest(request, setup.body);
     this.#decidesFailures = setup.decidesFailures;
     this.request = request;
-    const limitFor = (retries: number) => (this.#replayable || !setup.teesForRetries ? retries + 1 : 0);
+    this.announces = setup.ky2 ? false : undefined;
+    const limitFor = (retries: number) => (this.#replayable || !setup.ky2 ? retries + 1 : 0);
     if (override === false) {
       this.state = undefined;
       this.limit = limitFor(policy.options.retries);

@@ -137,17 +137,18 @@ export function kyBackoff<Instance extends KyInstanceLike>(
           override: hookOptions.backoff,
           request,
           body: hookOptions.body,
-          teesForRetries: ky2,
+          ky2,
           // Only ky 1 shows hooks `throwHttpErrors`; ky 2's own option is covered by the instance's hook.
           decidesFailures: hookOptions.throwHttpErrors === false && !(decidesResponses && retryMarker),
         });
         // A per-request `retry: 0` (a number) replaces the instance's object with ky's defaults: the limit is
         // taken, the rest is kyBackoff's again. A per-request object is merged over it: fields of its own throw.
-        if (perCall.shouldRetry === undefined) Object.assign(perCall, retry, { limit: requested });
+        if (perCall.shouldRetry === undefined) Object.assign(perCall, retry);
         else replacedPerRequest(perCall, fallback);
         const methods = perCall.methods;
         const method = request.method.toLowerCase();
-        if (Array.isArray(methods) && !methods.includes(method)) methods.push(method);
+        // A new array: ky 1 shares this one with the instance's `retry` object.
+        if (Array.isArray(methods) && !methods.includes(method)) perCall.methods = [...methods, method];
         const bound = call;
         kyRetry[CALL] = bound;
         perCall.shouldRetry = ({ error }: { error: unknown }) => bound.shouldRetry(error);
@@ -163,8 +164,8 @@ export function kyBackoff<Instance extends KyInstanceLike>(
     const beforeRetry = mark((state: { options?: HookOptions }) => {
       const perCall = state.options?.retry;
       const call = callOf(state.options);
-      if (call !== undefined && isObject(perCall) && Object.hasOwn(perCall, CALL) && !call.announced) {
-        call.announced = true;
+      if (call?.announces === false && isObject(perCall) && Object.hasOwn(perCall, CALL)) {
+        call.announces = true;
         announceAttempts(perCall as KyRetry, call);
       }
     });

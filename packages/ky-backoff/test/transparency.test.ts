@@ -224,12 +224,17 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
       'ky’s method check lets a custom method through: with an Idempotency-Key it is retried',
       async () => {
         const route = server.script('/lock', [503, 200]);
-        const response = await wrap(client.ky)(`${API}/lock`, {
+        const api = wrap(client.ky);
+        const response = await api(`${API}/lock`, {
           method: 'LOCK',
           headers: { 'Idempotency-Key': '"k1"' },
         });
         expect(response.status).toBe(200);
         expect(route.hits).toHaveLength(2);
+        // The method is added for that call only: the instance's list is unchanged for the next one.
+        const next = server.script('/next', [503, 200]);
+        expect((await api(`${API}/next`)).status).toBe(200);
+        expect(next.hits).toHaveLength(2);
       },
     );
   },

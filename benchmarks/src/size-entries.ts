@@ -25,7 +25,7 @@ export const SIZE_ENTRIES: readonly SizeEntry[] = [
     name: 'ky-backoff (with backoff-core)',
     path: '../packages/ky-backoff/src/index.ts',
     external: ['ky'],
-    budget: 7310,
+    budget: 8030,
   },
   { name: 'backoff-core', path: '../packages/backoff-core/src/index.ts', external: [], budget: 6150 },
   // The adapters' own code alone: what they would weigh on top of a core the page already has.

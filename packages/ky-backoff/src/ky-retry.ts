@@ -44,7 +44,7 @@ export function kyRetryOptions(limit: number, shouldRetry: KyShouldRetry): Recor
 function fieldsError(names: readonly string[]): TypeError {
   const list = names.map((name) => `\`retry.${name}\``).join(', ');
   return new TypeError(
-    `kyBackoff replaces ky's retry settings: ${list} cannot be used with it. Only \`retry\` as a number or \`{ limit }\` is kept (as \`retries\`); use kyBackoff's options (statusCodes, methods, baseDelay, maxDelay, jitter, maxRetryAfter, retryOnTimeout, shouldRetry) instead.`,
+    `kyBackoff replaces ky's retry settings: ${list} cannot be used with it. Give \`retry\` as a number or \`{ limit }\` (read as \`retries\`), and kyBackoff's options for the rest.`,
   );
 }
 

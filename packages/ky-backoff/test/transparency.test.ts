@@ -195,7 +195,7 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
 
       expect(() => wrap(client.ky.create({ retry: { limit: 2, methods: ['get'], delay: () => 1 } }))).toThrow(
         new TypeError(
-          "kyBackoff replaces ky's retry settings: `retry.methods`, `retry.delay` cannot be used with it. Only `retry` as a number or `{ limit }` is kept (as `retries`); use kyBackoff's options (statusCodes, methods, baseDelay, maxDelay, jitter, maxRetryAfter, retryOnTimeout, shouldRetry) instead.",
+          "kyBackoff replaces ky's retry settings: `retry.methods`, `retry.delay` cannot be used with it. Give `retry` as a number or `{ limit }` (read as `retries`), and kyBackoff's options for the rest.",
         ),
       );
     });

@@ -251,24 +251,28 @@ export const axiosPassThrough: Variant = {
   },
 };
 
-/** The floor of any hook-based retry for ky: the four hooks ky-backoff registers, each doing nothing. */
+/**
+ * The floor of what ky-backoff installs for ky: a `beforeRequest` and a `beforeError` hook doing nothing, and a
+ * pass-through `fetch` (no `init` or `afterResponse` hook: ky clones options or responses for those).
+ */
 export const kyNoopHooks: Variant = {
   id: 'ky-noop-hooks',
   name: 'ky + no-op hooks',
   family: 'ky',
-  config: 'floor: init, beforeRequest, afterResponse, beforeError',
+  config: 'floor: beforeRequest, beforeError, pass-through fetch',
   retries: 2,
-  create: (transport) =>
-    kyClient(
-      kyInstance(transport, {
+  create: (transport) => {
+    const send = transport.fetch ?? ((input: Request, init?: RequestInit) => globalThis.fetch(input, init));
+    return kyClient(
+      ky.create({
+        fetch: (input, init) => send(input as Request, init),
         hooks: {
-          init: [() => {}],
           beforeRequest: [() => {}],
-          afterResponse: [async () => undefined],
           beforeError: [({ error }) => error],
         },
       }),
-    ),
+    );
+  },
 };
 
 /** A second, identical bare client: its ratio to the first shows how much of a difference is noise. */

@@ -1,7 +1,13 @@
 import { amplificationTable } from './amplification.js';
 import { type DecisionResult, decisionTable } from './decision.js';
 import { memoryTable } from './memory.js';
-import { OVERHEAD_TARGET, type OverheadResult, type OverheadRow, overheadTable } from './overhead.js';
+import {
+  KY_TARGETS,
+  loopbackTarget,
+  type OverheadResult,
+  type OverheadRow,
+  overheadTable,
+} from './overhead.js';
 import { moduleTable, type SizeResult, sizeTable } from './size.js';
 import { ADAPTER_TARGET_BYTES } from './size-entries.js';
 import type { BenchReport } from './suite.js';
@@ -64,7 +70,8 @@ function overheadSection(report: BenchReport): string {
     '- *A/A control*: a second bare client, measured like the others. Its spread is the noise floor: ratios ' +
       'closer to 1 than it are not resolved by this run.',
     '- *pass-through adapter* / *no-op hooks*: the least any retry plugin of that shape costs — an async ' +
-      'wrapper around axios’s adapter (as axios-backoff installs), or ky-backoff’s four hooks doing nothing.',
+      'wrapper around axios’s adapter (as axios-backoff installs), or what ky-backoff installs (a `beforeRequest` ' +
+      'and a `beforeError` hook, a pass-through `fetch`) doing nothing.',
   ];
   return lines.join('\n');
 }
@@ -88,13 +95,14 @@ function overheadVerdicts(report: BenchReport): string[] {
   for (const [id, base, floor, name] of pairs) {
     const onLoop = row(loop, id);
     if (onLoop === undefined) continue;
-    const met = onLoop.ratio.median <= OVERHEAD_TARGET;
+    const target = loopbackTarget(onLoop);
+    const met = onLoop.ratio.median <= target;
     const inside = row(inProc, id);
     const floorLoop = floor === undefined ? undefined : row(loop, floor);
     const floorIn = floor === undefined ? undefined : row(inProc, floor);
     let text =
       `- **${name}: ${ratio(onLoop.ratio.median)} of bare ${base} on the loopback (IQR ` +
-      `${ratio(onLoop.ratio.q1)}–${ratio(onLoop.ratio.q3)}): target ≤ ${OVERHEAD_TARGET}x ${met ? 'met' : 'missed'}.**`;
+      `${ratio(onLoop.ratio.q1)}–${ratio(onLoop.ratio.q3)}): target ≤ ${target}x ${met ? 'met' : 'missed'}.**`;
     text += ` In-process it adds ${us(inside?.addedUs.median)} per request to bare ${base}’s ${us(row(inProc, base)?.cpuUs.median)}`;
     if (floorIn !== undefined)
       text += ` (the ${floorIn.variant.name.replace(/^\w+ \+ /, '')} floor: ${us(floorIn.addedUs.median)})`;
@@ -202,6 +210,30 @@ function decisionNotes(d: DecisionResult): string[] {
   ];
 }
 
+/** Issue 13: ky-backoff against ky with its default retry, in-process, on the loopback, and per parked retry. */
+function kyVerdicts(report: BenchReport): string[] {
+  const verdict = (value: number | undefined, target: number) =>
+    value === undefined
+      ? 'not measured'
+      : `${ratio(value)} (target ≤ ${target}x ${value <= target ? 'met' : 'missed'})`;
+  const inside = row(report.overheadInProcess, 'ky-backoff');
+  const onLoop = row(report.overhead, 'ky-backoff');
+  const memory = report.memory?.rows;
+  const parked = (id: string) =>
+    memory?.find((r) => r.subject.variant.id === id && r.subject.parked === 'in retry wait')?.bytesPerRequest;
+  const own = parked('ky-backoff');
+  const kys = parked('ky-wait');
+  const memoryRatio = own === undefined || kys === undefined ? undefined : own / kys;
+  return [
+    '- **ky + ky-backoff against ky with its default retry (limit 2), side by side in this run:** ' +
+      `in-process ${verdict(inside?.ratio.median, KY_TARGETS.inProcess)}, ` +
+      `${inside === undefined ? '' : `+${us(inside.addedUs.median)} per request; `}` +
+      `loopback ${verdict(onLoop?.ratio.median, KY_TARGETS.loopback)}; ` +
+      `memory per parked retry ${own === undefined ? '?' : fixed(own)} B against ky’s ${kys === undefined ? '?' : fixed(kys)} B: ` +
+      `${verdict(memoryRatio, KY_TARGETS.memory)}.`,
+  ];
+}
+
 /** RESULTS.md: the machine, the targets, then one section per measure. */
 export function renderResults(report: BenchReport): string {
   const { machine } = report;
@@ -222,6 +254,7 @@ export function renderResults(report: BenchReport): string {
     '',
     '## Targets',
     '',
+    ...kyVerdicts(report),
     ...overheadVerdicts(report),
     ...sizeVerdicts(report.size),
     '',

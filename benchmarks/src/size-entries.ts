@@ -27,7 +27,7 @@ export const SIZE_ENTRIES: readonly SizeEntry[] = [
     name: 'ky-backoff (with backoff-core)',
     path: '../packages/ky-backoff/src/index.ts',
     external: ['ky'],
-    budget: 8440,
+    budget: 9200,
   },
   { name: 'backoff-core', path: '../packages/backoff-core/src/index.ts', external: [], budget: 7320 },
   // The adapters' own code alone: what they would weigh on top of a core the page already has.

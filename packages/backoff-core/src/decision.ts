@@ -294,27 +294,35 @@ export class RetryState {
   }
 
   /**
+   * Records an attempt that the client ended on its own, without asking (ky's `totalTimeout`), and the reason
+   * the call stops for: no `shouldRetry`, no budget.
+   */
+  end(outcome: Outcome, reason: StopReason): StopDecision {
+    this.#attempts++;
+    this.#outcome = outcome;
+    return this.#stop(reason, undefined);
+  }
+
+  /**
+   * Decides the latest attempt again, on the outcome the client ended up with after replacing its response (a ky
+   * `afterResponse` hook that turns a 200 into a 503): the attempt is not counted twice. A success already
+   * credited to the budget stays credited. Returns what `decide` returns.
+   */
+  revise(outcome: Outcome, signal?: AbortSignal | null): Decision | Promise<Decision> {
+    if (this.#attempts > 0) this.#attempts--;
+    return this.decide(outcome, signal);
+  }
+
+  /**
    * Fires `onRetry` (and awaits it when it returns a Promise), then waits the decision's delay. Rejects at once
    * with the signal's reason when it aborts (R7), and the call's reason becomes `'aborted'`; the caller then must
    * not send another attempt. If `onRetry` throws or rejects, it rejects with that error and sets no timer.
    */
   async wait(decision: RetryDecision, signal?: AbortSignal | null): Promise<void> {
-    const outcome = this.#outcome;
-    const event: RetryEvent = {
-      retry: decision.retryNumber,
-      retries: this.#options.retries,
-      delay: decision.delay,
-      serverDelay: decision.serverDelay,
-      reason: decision.reason,
-      method: this.method,
-      url: this.url,
-      status: outcome?.type === 'response' ? outcome.status : undefined,
-      error: outcome?.type === 'error' ? outcome.error : undefined,
-    };
     let started: number | undefined;
     try {
-      const hook = this.#options.onRetry?.(event);
-      if (isThenable(hook)) await untilAborted(hook, signal);
+      const hook = this.#notify(decision, signal);
+      if (hook !== undefined) await hook;
       started = this.#options.now();
       await sleep(decision.delay, signal, this.#options.timers);
       this.#totalDelay += decision.delay;
@@ -328,5 +336,42 @@ export class RetryState {
       }
       throw reason;
     }
+  }
+
+  /**
+   * Fires `onRetry` (awaiting a Promise it returns, under the signal) and counts the decision's delay as waited,
+   * for a client that performs the wait itself (ky after its own per-attempt timeout: only ky's wait still hears
+   * the caller's signal then).
+   */
+  async announce(decision: RetryDecision, signal?: AbortSignal | null): Promise<void> {
+    try {
+      const hook = this.#notify(decision, signal);
+      if (hook !== undefined) await hook;
+    } catch (reason) {
+      if (signal?.aborted) this.#stop('aborted', decision.serverDelay);
+      throw reason;
+    }
+    this.#totalDelay += decision.delay;
+  }
+
+  /**
+   * Fires `onRetry`. A Promise it returns comes back to be awaited (rejecting at once when the signal aborts);
+   * a plain hook costs no extra tick.
+   */
+  #notify(decision: RetryDecision, signal: AbortSignal | null | undefined): Promise<unknown> | undefined {
+    const outcome = this.#outcome;
+    const event: RetryEvent = {
+      retry: decision.retryNumber,
+      retries: this.#options.retries,
+      delay: decision.delay,
+      serverDelay: decision.serverDelay,
+      reason: decision.reason,
+      method: this.method,
+      url: this.url,
+      status: outcome?.type === 'response' ? outcome.status : undefined,
+      error: outcome?.type === 'error' ? outcome.error : undefined,
+    };
+    const hook = this.#options.onRetry?.(event);
+    return isThenable(hook) ? untilAborted(hook, signal) : undefined;
   }
 }

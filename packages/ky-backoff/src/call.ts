@@ -4,41 +4,19 @@ import {
   type BackoffOptions,
   type Decision,
   type Outcome,
-  type RetryDecision,
   type RetryState,
 } from 'backoff-core';
 import { replayableRequest } from './body.js';
-import type { RequestHookView, ResponseHookView } from './hook-args.js';
-import { KY_LIMIT, kyRetryOptions } from './ky-retry.js';
 import { errorKind, hasKyErrorName } from './outcome.js';
 
 /** Makes ky's retry marker: the instance's own `retry`, since ky matches the marker with `instanceof`. */
 export type RetryMarkerFactory = (options: { delay: number; code: string }) => unknown;
 
-/** What ky's `init` hook (2.x) knows about a call before ky builds its request. */
-export interface CallSetup {
-  /** The caller's own signal (ky's hooks later only see ky's combined one, which its timeouts abort too). */
-  readonly signal?: unknown;
-  /** ky 2's `totalTimeout`, in ms: it bounds the whole call, so it is a deadline for the core too. */
-  readonly totalTimeout?: number | undefined;
-  /**
-   * Whether ky may retry at all: false for a one-shot body, so that ky does not tee it into memory. Otherwise
-   * true even with `backoff: false`, so that a retry the caller forces with `ky.retry()` still works.
-   */
-  readonly kyRetries?: boolean;
-  /**
-   * Whether a hook can force ky to retry (`instance.retry`, ky 2 and 1.14+). Without it (ky 1.13) a failed
-   * response is decided when ky throws its HTTPError and asks `shouldRetry`; with `throwHttpErrors: false` ky
-   * never asks, so such a call is not retried at all.
-   */
-  readonly canForceRetry?: boolean;
-}
-
 /**
  * ky 1.14.2's deep merge adds `context: {}` to every nested object it merges: a `backoff` set both by `.extend()`
  * and per request arrives with it. It is no backoff option (the core rejects unknown keys), so it is dropped.
  */
-function withoutMergeArtefact(override: unknown): unknown {
+export function withoutMergeArtefact(override: unknown): unknown {
   if (typeof override !== 'object' || override === null || !Object.hasOwn(override, 'context'))
     return override;
   const { context, ...rest } = override as Record<string, unknown>;
@@ -48,238 +26,253 @@ function withoutMergeArtefact(override: unknown): unknown {
 
 /** The response of ky's HTTPError, when it has a real one. */
 function httpErrorResponse(error: unknown): Response | undefined {
+  if (!hasKyErrorName(error, 'HTTPError')) return undefined;
   const response = (error as { response?: unknown }).response;
   return typeof Response !== 'undefined' && response instanceof Response ? response : undefined;
 }
 
-function isSignal(value: unknown): value is AbortSignal {
-  return typeof AbortSignal !== 'undefined' && value instanceof AbortSignal;
+function signalOf(value: unknown): AbortSignal | undefined {
+  const signal = (value as { signal?: unknown } | null | undefined)?.signal;
+  return typeof AbortSignal !== 'undefined' && signal instanceof AbortSignal ? signal : undefined;
 }
 
 /**
- * One logical ky call: the policy it runs on, the core's `RetryState` once the request exists, and what the
- * hooks need to tell one attempt's outcome from the next. ky's hooks and its `shouldRetry` all reach the same
- * object (through the call's `context`, or the `shouldRetry` closure), so every outcome is recorded once.
+ * The core's decision, awaited when an async `shouldRetry` made it a Promise (which rejects at once if the
+ * signal aborts). A rejection carries what was done so far.
+ */
+async function settled(state: RetryState, decision: Decision | Promise<Decision>): Promise<Decision> {
+  try {
+    return await decision;
+  } catch (reason) {
+    throw attachResult(reason, state.result());
+  }
+}
+
+/** The response of an attempt as the core's outcome. */
+function answered(response: Response): Outcome {
+  return { type: 'response', status: response.status, headers: response.headers, response };
+}
+
+/**
+ * One logical ky call: the core's `RetryState`, reached by ky's questions through closures bound to ky's
+ * per-call retry object. It never drives ky: ky's loop runs as ky runs it, and this only answers.
  */
 export class KyCall {
-  /** `undefined` when retries are off for this call (`backoff: false`, or kyBackoff could not take over ky's loop). */
-  #policy: Backoff | undefined;
-  #error: { readonly value: unknown } | undefined;
-  readonly #userSignal: AbortSignal | undefined;
-  readonly #totalTimeout: number | undefined;
-  readonly #created: number | undefined;
-  /** ky's combined signal of the current attempt: aborts with the caller's, and with ky's per-attempt timeout. */
-  #attemptSignal: AbortSignal | undefined;
-  /** Set once the current attempt's outcome has been recorded: later errors of that attempt are not outcomes. */
-  #recorded = false;
-  /** Whether the request's body can be sent again; known from the first `beforeRequest` on. */
-  #replayable: boolean | undefined;
-  readonly #kyRetries: boolean;
-  readonly #canForceRetry: boolean;
-  state: RetryState | undefined;
-
-  constructor(base: Backoff, override: unknown, setup: CallSetup = {}) {
-    if (override === false) {
-      this.#policy = undefined;
-    } else {
-      try {
-        this.#policy = base.extend(withoutMergeArtefact(override) as BackoffOptions | undefined);
-      } catch (error) {
-        // Thrown from the first async hook, so a bad per-request option rejects the call like any other error.
-        this.#policy = undefined;
-        this.#error = { value: error };
-      }
-    }
-    this.#userSignal = isSignal(setup.signal) ? setup.signal : undefined;
-    this.#totalTimeout = setup.totalTimeout;
-    this.#created = this.#policy?.options.now();
-    this.#kyRetries = setup.kyRetries !== false;
-    this.#canForceRetry = setup.canForceRetry !== false;
-  }
-
-  /** The `retry` option for ky, bound to this call (set by the `init` hook, 2.x). */
-  kyRetry(method: unknown): Record<string, unknown> {
-    return kyRetryOptions(({ error }) => this.shouldRetry(error), this.#kyRetries ? KY_LIMIT : 0, method);
-  }
+  /** `undefined` when retries are off for this call (`backoff: false`). */
+  readonly state: RetryState | undefined;
+  /**
+   * ky's retry limit for this call: `retries + 1`, so that ky still asks about the attempt that exhausts
+   * `retries` (the core says why it stops; a retry you force with `ky.retry()` counts toward it, as in ky), or 0
+   * for a body that cannot be sent twice (ky then tees nothing).
+   */
+  readonly limit: number;
+  /**
+   * Whether ky 2's reads of this call's retry `limit` name it to kyBackoff's `fetch` (from the first retry on);
+   * `undefined` on ky 1, which shows `beforeRequest` every request it sends.
+   */
+  announces: boolean | undefined;
+  /** The last request this call is known to have sent (ky 1: every attempt; ky 2: the first). */
+  request: Request | undefined;
+  /** The response fetch returned for the latest attempt: the object the caller gets (ky returns it as it is). */
+  #fetched: Response | undefined;
+  /**
+   * ky 2 reads a failed response's body into `HTTPError.data` before it asks `shouldRetry`: with a `shouldRetry`
+   * option set, a copy of a failed response (taken as fetch returns it) is what that option reads instead.
+   */
+  #readable: Response | undefined;
+  readonly #keepsCopies: boolean;
+  /** A wait handed to ky (after ky's own timeout): ky's `delay` returns it once. */
+  #kyDelay = 0;
+  #replayable: boolean;
+  /** Whether the latest attempt's outcome reached the core. */
+  #decided = false;
 
   /**
-   * ky 1.x has no `init` hook: the first `beforeRequest` lays this call's retry settings over ky's per-call
-   * `retry` object (a fresh one per call, shared with ky's loop). If that object cannot be changed, retries are
-   * off for the call: never a retry the core did not decide.
+   * Whether `fetch` decides a failed status too: for a call that ky will not throw for (ky 1 hooks see a
+   * per-request `throwHttpErrors: false`) and that has no `afterResponse` hook to retry it. Such a call is
+   * decided on every attempt but never retried on a status.
    */
-  arm(retry: unknown, method: string): void {
-    if (this.#policy === undefined) return;
-    const own = this.kyRetry(method);
-    try {
-      if (typeof retry !== 'object' || retry === null) throw new TypeError('no retry object');
-      Object.assign(retry, own);
-      if ((retry as { shouldRetry?: unknown }).shouldRetry !== own.shouldRetry)
-        throw new TypeError('not taken');
-    } catch {
-      this.#policy = undefined;
-    }
-  }
+  readonly #decidesFailures: boolean;
 
-  /** `beforeRequest`: runs before the first attempt (ky 1.x: before every attempt). */
-  beforeAttempt({ request, options }: RequestHookView): void {
-    if (this.#error !== undefined) {
-      const { value } = this.#error;
-      this.#error = undefined;
-      throw value;
-    }
-    this.#attemptSignal = request.signal;
-    this.#recorded = false;
-    if (this.state !== undefined) {
-      // ky 1.x runs this for every attempt, on its clone of the request: report what this one carries.
-      this.state.sent(request.headers);
+  constructor(setup: {
+    readonly policy: Backoff;
+    readonly override: unknown;
+    readonly request: Request;
+    readonly body: unknown;
+    /** ky 2 (it tees a body only when its limit is above 0; ky 1 clones every request anyway). */
+    readonly ky2: boolean;
+    readonly decidesFailures: boolean;
+  }) {
+    const { policy, override, request } = setup;
+    this.#replayable = replayableRequest(request, setup.body);
+    this.#decidesFailures = setup.decidesFailures;
+    this.request = request;
+    this.announces = setup.ky2 ? false : undefined;
+    this.#keepsCopies = false;
+    const limitFor = (retries: number) => (this.#replayable || !setup.ky2 ? retries + 1 : 0);
+    if (override === false) {
+      this.state = undefined;
+      this.limit = limitFor(policy.options.retries);
       return;
     }
-    if (this.#policy === undefined) return;
-    let policy = this.#withTotalTimeout(this.#policy);
-    if (!this.#canForceRetry && options.throwHttpErrors === false) {
-      // ky 1.13 never asks `shouldRetry` about a response it does not throw for: decide it, but never retry it.
-      policy = policy.extend({ retries: 0 });
-    }
-    this.#replayable = replayableRequest(request, options.body);
-    this.state = policy.start({
+    let own =
+      override === undefined ? policy : policy.extend(withoutMergeArtefact(override) as BackoffOptions);
+    if (setup.decidesFailures) own = own.extend({ retries: 0 });
+    this.limit = limitFor(own.options.retries);
+    this.#keepsCopies = setup.ky2 && own.options.shouldRetry !== undefined;
+    this.state = own.start({
       method: request.method,
       url: request.url,
       headers: request.headers,
       replayable: this.#replayable,
     });
     if (this.state.idempotencyKey !== undefined) {
-      // Only with `idempotencyKey` set (R10). ky 1.x clones this request for each retry: the key goes along.
-      request.headers.set(policy.options.idempotencyKeyHeader, this.state.idempotencyKey);
+      // Only with `idempotencyKey` set (R10). ky clones this request for each retry: the key goes along.
+      request.headers.set(own.options.idempotencyKeyHeader, this.state.idempotencyKey);
     }
     // The core reads the key back from the request ky sends, not from its record of the key it made.
     this.state.sent(request.headers);
   }
 
-  /** `totalTimeout` is a deadline counted from when ky created the call: no wait may outlast it. */
-  #withTotalTimeout(policy: Backoff): Backoff {
-    if (this.#totalTimeout === undefined || this.#created === undefined) return policy;
-    const left = Math.max(0, this.#totalTimeout - (policy.options.now() - this.#created));
-    const { deadline } = policy.options;
-    return deadline !== undefined && deadline <= left ? policy : policy.extend({ deadline: left });
-  }
-
-  /** The signal a wait listens to: ky's combined one, unless ky's own timeout has already aborted it. */
-  #waitSignal(): AbortSignal | undefined {
-    const attempt = this.#attemptSignal;
-    return attempt !== undefined && !attempt.aborted ? attempt : this.#userSignal;
-  }
-
-  /** The core's decision; an async `shouldRetry` is awaited under the caller's signal. */
-  async #decide(state: RetryState, outcome: Outcome): Promise<Decision> {
-    const decision = state.decide(outcome, this.#waitSignal());
-    if (!(decision instanceof Promise)) return decision;
-    try {
-      return await decision;
-    } catch (reason) {
-      // Aborted meanwhile, or shouldRetry failed: the call ends with that, carrying what was done so far.
-      throw attachResult(reason, state.result());
-    }
-  }
-
-  async #wait(state: RetryState, decision: RetryDecision): Promise<void> {
-    try {
-      await state.wait(decision, this.#waitSignal());
-    } catch (reason) {
-      // Aborted (or onRetry threw): the call ends with that, carrying what was done so far.
-      throw attachResult(reason, state.result());
-    }
-    this.#recorded = false;
-  }
-
   /**
-   * `afterResponse`, after the instance's own hooks: the core decides on the response. A retry waits here and
-   * then returns ky's retry marker with no further delay; otherwise the response goes on (ky turns a non-2xx
-   * into its HTTPError as usual) carrying the result. The response ky passes is a clone of its own: returning
-   * it makes it the one the caller gets.
+   * A new attempt starts (kyBackoff's `fetch`; on ky 1 also its `beforeRequest`): nothing decided about it yet.
+   * The request about to go out is reported to the core, which retries a non-idempotent one only on a key it
+   * carries (ky 2 builds each retry's request itself, a clone or a new one after its own timeout).
    */
-  async afterResponse(
-    { request, response, options }: ResponseHookView,
-    marker: RetryMarkerFactory | undefined,
-  ): Promise<unknown> {
-    const { state } = this;
-    if (state === undefined) return undefined;
-    this.#attemptSignal = request.signal;
-    if (marker === undefined && !response.ok && options.throwHttpErrors !== false) {
-      // ky 1.13: ky throws its HTTPError next and asks `shouldRetry`, which decides (see there).
-      return undefined;
+  beginAttempt(request: unknown): void {
+    this.#decided = false;
+    if (this.state !== undefined && typeof Request !== 'undefined' && request instanceof Request) {
+      this.state.sent(request.headers);
     }
-    this.#recorded = true;
-    const decision = await this.#decide(state, {
-      type: 'response',
-      status: response.status,
-      headers: response.headers,
-      response,
-    });
-    if (!decision.retry) return attachResult(response, state.result());
-    await this.#wait(state, decision);
-    // Only reached with a marker: without one the call's policy never retries a response decided here.
-    return (marker as RetryMarkerFactory)({ delay: 0, code: `backoff:${decision.reason}` });
+  }
+
+  /** kyBackoff's `fetch`, for each attempt this call sends: an OK response is the attempt's outcome. */
+  fetched(response: Response): Response | Promise<Response> {
+    this.#fetched = response;
+    this.#readable = this.#keepsCopies && !response.ok ? response.clone() : undefined;
+    const { state } = this;
+    if (state === undefined || (!response.ok && !this.#decidesFailures)) return response;
+    // A failed status is decided where ky asks about it (its HTTPError, after your afterResponse hooks).
+    this.#decided = true;
+    const decision = state.decide(answered(response), signalOf(this.request));
+    if (decision instanceof Promise) {
+      return settled(state, decision).then(() => attachResult(response, state.result()));
+    }
+    return attachResult(response, state.result());
+  }
+
+  /** ky's `delay` for this call: 0 (the core has waited already), unless the wait was handed to ky. */
+  takeDelay(): number {
+    const delay = this.#kyDelay;
+    this.#kyDelay = 0;
+    return delay;
   }
 
   /**
-   * ky's `shouldRetry`, asked about every error ky would retry: the attempt's failure (network, timeout,
-   * abort), or an error that came after the attempt's response was already decided (ky's HTTPError, an error
-   * from a hook), which is never retried again. A retry waits here, before ky's own (0 ms) wait and before
-   * the caller's `beforeRetry` hooks.
+   * ky's `shouldRetry`, asked about every failed attempt of a method in ky's list: ky's HTTPError (its response
+   * is the one after your afterResponse hooks), a network error, ky's timeout, an abort. The core decides; a
+   * retry waits here, on the injected timers, listening to the attempt's signal (it follows the caller's). After
+   * ky's own timeout that signal is spent: the wait is then ky's own (the only one that still hears the caller's
+   * signal), announced to the core so that `onRetry` and `totalDelay` stay exact.
    */
   async shouldRetry(error: unknown): Promise<boolean> {
     const { state } = this;
     if (state === undefined) return false;
-    const response =
-      !this.#canForceRetry && hasKyErrorName(error, 'HTTPError') ? httpErrorResponse(error) : undefined;
-    if (
-      this.#recorded ||
-      (response === undefined && hasKyErrorName(error, 'HTTPError')) ||
-      hasKyErrorName(error, 'ForceRetryError')
-    ) {
-      attachResult(error, state.result());
-      return false;
-    }
-    this.#recorded = true;
-    // ky 1.13 (no retry marker): a failed response arrives here as ky's HTTPError; its status and headers decide.
-    const decision = await this.#decide(
-      state,
+    // Decided already when fetch's response was OK and a later afterResponse hook turned it into this HTTPError.
+    const revised = this.#decided;
+    this.#decided = true;
+    const signal = signalOf((error as { request?: unknown } | null)?.request) ?? signalOf(this.request);
+    const response = httpErrorResponse(error);
+    const timeout = hasKyErrorName(error, 'TimeoutError');
+    const outcome: Outcome =
       response === undefined
-        ? { type: 'error', kind: this.#kind(error), error }
-        : { type: 'response', status: response.status, headers: response.headers, response },
+        ? { type: 'error', kind: errorKind(error, signal?.aborted === true && !timeout), error }
+        : answered(response === this.#fetched ? (this.#readable ?? response) : response);
+    this.#readable = undefined;
+    // After ky's own timeout the attempt's signal is spent: an async shouldRetry is then awaited as it is.
+    const live = signal?.aborted ? undefined : signal;
+    const decision = await settled(
+      state,
+      revised ? state.revise(outcome, live) : state.decide(outcome, live),
     );
     if (!decision.retry) {
       attachResult(error, state.result());
       return false;
     }
-    await this.#wait(state, decision);
+    if (signal?.aborted) {
+      await settled(
+        state,
+        state.announce(decision).then(() => decision),
+      );
+      this.#kyDelay = decision.delay;
+      return true;
+    }
+    try {
+      await state.wait(decision, signal);
+    } catch (reason) {
+      // Aborted (or onRetry threw): the call ends with that, carrying what was done so far.
+      throw attachResult(reason, state.result());
+    }
     return true;
   }
 
-  #kind(error: unknown) {
-    // ky 1.x's hooks see only its combined signal; aborted without a ky timeout, it was the caller.
-    const aborted =
-      this.#userSignal?.aborted === true ||
-      (this.#attemptSignal?.aborted === true && !hasKyErrorName(error, 'TimeoutError'));
-    return errorKind(error, aborted);
+  /**
+   * `afterResponse`, installed only on an instance with `throwHttpErrors: false` (ky then never throws, so never
+   * asks `shouldRetry` about a status): decides a failed status, and retries it with ky's own marker.
+   */
+  async afterResponse(
+    response: Response,
+    marker: RetryMarkerFactory | undefined,
+  ): Promise<undefined | unknown> {
+    const { state } = this;
+    if (state === undefined || response.ok) return undefined;
+    this.#decided = true;
+    const signal = signalOf(this.request);
+    const decision = await settled(state, state.decide(answered(response), signal));
+    if (!decision.retry || marker === undefined) {
+      if (this.#fetched !== undefined) attachResult(this.#fetched, state.result());
+      return undefined;
+    }
+    try {
+      await state.wait(decision, signal);
+    } catch (reason) {
+      throw attachResult(reason, state.result());
+    }
+    return marker({ delay: 0, code: `backoff:${decision.reason}` });
   }
 
   /**
-   * `beforeError` (2.x: once, for the final error of any kind; 1.x: the final HTTPError): attaches the result to
-   * the error as the caller will get it. With a one-shot body ky was told not to retry (so that it does not tee
-   * the stream), and its failure never reached `shouldRetry`: it is recorded here. The core never answers
-   * "retry" for a body it was told is not replayable, so no wait or budget is promised that will not happen.
+   * `beforeError` (ky 2: once, for the final error; ky 1: for each HTTPError, before ky asks `shouldRetry`):
+   * attaches the result to the error. With a one-shot body ky 2 was told not to retry (limit 0), so its failure
+   * never reaches `shouldRetry`: it is recorded here, for the reason.
    */
-  beforeError(error: unknown): void {
+  beforeError(error: unknown): Promise<void> | undefined {
     const { state } = this;
-    if (state === undefined) return;
-    if (!this.#recorded && this.#replayable === false) {
-      const kind = this.#kind(error);
-      if (kind !== 'unknown') {
-        this.#recorded = true;
-        state.next({ type: 'error', kind, error });
+    if (state === undefined) return undefined;
+    if (!this.#decided && this.limit > 0 && hasKyErrorName(error, 'TimeoutError')) {
+      // ky ended the call without asking: its `totalTimeout` ran out (during an attempt, or before a wait).
+      this.#decided = true;
+      state.end({ type: 'error', kind: 'timeout', error }, 'deadline');
+    }
+    if (!this.#decided && this.limit === 0) {
+      const response = httpErrorResponse(error);
+      const signal = signalOf(this.request);
+      const kind = errorKind(error, signal?.aborted === true);
+      if (response !== undefined || kind !== 'unknown') {
+        this.#decided = true;
+        const decision = state.decide(
+          response === undefined ? { type: 'error', kind, error } : answered(response),
+          signal?.aborted ? undefined : signal,
+        );
+        // ky awaits beforeError hooks: an async shouldRetry is heard before the error goes on.
+        if (decision instanceof Promise) {
+          return settled(state, decision).then(() => {
+            attachResult(error, state.result());
+          });
+        }
       }
     }
     attachResult(error, state.result());
+    return undefined;
   }
 }

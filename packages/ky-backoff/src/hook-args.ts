@@ -46,13 +46,12 @@ export function responseHookView(args: readonly unknown[]): ResponseHookView {
  */
 export function errorHookView(args: readonly unknown[]): {
   readonly error: unknown;
-  readonly context: unknown;
+  readonly options: HookOptions | undefined;
 } {
   if (isStateObject(args)) {
     const state = args[0] as { error: unknown; options: HookOptions };
-    return { error: state.error, context: state.options.context };
+    return { error: state.error, options: state.options };
   }
   const error = args[0];
-  const options = (error as { options?: HookOptions } | null)?.options;
-  return { error, context: options?.context };
+  return { error, options: (error as { options?: HookOptions } | null)?.options };
 }

@@ -1,16 +1,19 @@
-import { createBackoff } from 'backoff-core';
-import { replayableBody } from './body.js';
+import { type Backoff, createBackoff } from 'backoff-core';
 import { KyCall, type RetryMarkerFactory } from './call.js';
-import { errorHookView, requestHookView, responseHookView } from './hook-args.js';
-import { KY_LIMIT, kyRetryOptions } from './ky-retry.js';
+import { errorHookView, type HookOptions, requestHookView, responseHookView } from './hook-args.js';
+import { kyRetryOptions, replacedPerRequest, retriesFromKyRetry } from './ky-retry.js';
 import { rejectModuleNamespace } from './module-namespace.js';
 import type { KyBackoffOptions, KyInstanceLike } from './types.js';
 
 // Registered, so that a second copy of this package still recognises an instance that already has the hooks.
 const HOOK: unique symbol = Symbol.for('ky-backoff.hook') as never;
+// Where a call lives: on ky's own per-call retry object, which every hook and ky's `shouldRetry` reach.
+const CALL: unique symbol = Symbol('ky-backoff.call') as never;
 
 type Hook = ((...args: never[]) => unknown) & { [HOOK]?: true };
 type Defaults = { hooks?: Record<string, readonly Hook[] | undefined> } & Record<string, unknown>;
+type FetchFunction = (input: unknown, init?: Record<string, unknown>) => Promise<Response>;
+type KyRetry = Record<string | symbol, unknown> & { [CALL]?: KyCall };
 
 function mark<T extends Hook>(hook: T): T {
   Object.defineProperty(hook, HOOK, { value: true });
@@ -22,8 +25,35 @@ function installed(parent: Defaults): boolean {
   return Object.values(hooks).some((list) => Array.isArray(list) && list.some((hook: Hook) => hook?.[HOOK]));
 }
 
-function isObject(value: unknown): value is object {
+function isObject(value: unknown): value is Record<string | symbol, unknown> {
   return typeof value === 'object' && value !== null;
+}
+
+function callOf(options: HookOptions | undefined): KyCall | undefined {
+  const retry = options?.retry;
+  return isObject(retry) ? (retry as KyRetry)[CALL] : undefined;
+}
+
+// Which call sends a request: its first attempt's request is the one `beforeRequest` sees (ky 1: every attempt's).
+const sentBy = new WeakMap<object, KyCall>();
+
+/**
+ * The call whose retry ky is about to send (ky 2). ky 2 builds each retry's request itself (a clone, or a new one
+ * after its own timeout) and shows it to no hook; but it reads the per-call retry `limit` synchronously right
+ * before it calls `fetch`. From the first retry on (kyBackoff's `beforeRetry`), that read names the call, and
+ * kyBackoff's `fetch` takes it in the same synchronous step, so no other call can come between.
+ */
+let sending: KyCall | undefined;
+
+function announceAttempts(retry: KyRetry, call: KyCall): void {
+  Object.defineProperty(retry, 'limit', {
+    get: () => {
+      sending = call;
+      return call.limit;
+    },
+    enumerable: true,
+    configurable: true,
+  });
 }
 
 /**
@@ -32,9 +62,10 @@ function isObject(value: unknown): value is object {
  * budget shared by every call of the instance, and a deadline. The instance's own hooks and options stay.
  *
  * Per request, `backoff` overrides the options (`{ backoff: { retries: 1 } }`) or turns retries off
- * (`{ backoff: false }`). ky's own `retry` option is replaced: kyBackoff drives ky's retry loop itself.
- * The caller gets ky's normal response or ky's own error of the last attempt; both carry the attempts made and
- * the total wait (`getBackoffResult(responseOrError)`). Bad options throw here (TypeError / RangeError).
+ * (`{ backoff: false }`). ky's own `retry` option, as a number or `{ limit }`, is read as `retries`; its other
+ * fields are replaced by kyBackoff's options and rejected. The caller gets ky's normal response or ky's own error
+ * of the last attempt; both carry the attempts made and the total wait (`getBackoffResult(responseOrError)`).
+ * Bad options throw here (TypeError / RangeError).
  */
 export function kyBackoff<Instance extends KyInstanceLike>(
   instance: Instance,
@@ -45,58 +76,15 @@ export function kyBackoff<Instance extends KyInstanceLike>(
   if (typeof instance !== 'function' || typeof candidate.extend !== 'function') {
     throw new TypeError('Expected `instance` to be a ky instance (`ky`, or the result of `ky.create()`).');
   }
-  const policy = createBackoff(options);
+  // Validated at once, so that a bad option throws before ky is touched.
+  createBackoff(options);
   const extend = candidate.extend.bind(instance) as (defaults: (parent: Defaults) => Defaults) => Instance;
   // The instance's own marker factory: ky recognises the marker with `instanceof`, so a bundled copy would not do.
-  // ky 1.13 has none: there failed responses are decided in `shouldRetry` (see KyCall).
+  // ky 1.13 has none: with `throwHttpErrors: false` a failed status is then decided but not retried.
   const retryMarker =
     typeof candidate.retry === 'function'
       ? (candidate.retry.bind(instance) as RetryMarkerFactory)
       : undefined;
-  // One entry per call, keyed by the call's `context` object: ky creates a fresh one for every call and hands
-  // the same one to every hook of that call.
-  const calls = new WeakMap<object, KyCall>();
-  const callOf = (context: unknown) => (isObject(context) ? calls.get(context) : undefined);
-
-  // ky 2: once per call, before ky builds the request, on a copy of the options that ky then uses.
-  const init = mark((options: Record<string, unknown>) => {
-    const override = options.backoff;
-    // Read here and removed, so ky does not forward it to `fetch` as an unknown option.
-    delete options.backoff;
-    const call = new KyCall(policy, override, {
-      signal: options.signal,
-      totalTimeout: typeof options.totalTimeout === 'number' ? options.totalTimeout : undefined,
-      kyRetries: options.json !== undefined || replayableBody(options.body),
-    });
-    options.retry = call.kyRetry(options.method);
-    if (!isObject(options.context)) options.context = {};
-    calls.set(options.context as object, call);
-  });
-
-  const beforeRequest = mark((...args: unknown[]) => {
-    const view = requestHookView(args);
-    const { context } = view.options;
-    if (!isObject(context)) return;
-    let call = calls.get(context);
-    if (call === undefined) {
-      // ky 1.x (it has no `init` hook), or a call whose `init` hooks were replaced: set up on the first attempt.
-      call = new KyCall(policy, view.options.backoff, { canForceRetry: retryMarker !== undefined });
-      call.arm(view.options.retry, view.request.method);
-      calls.set(context, call);
-    }
-    call.beforeAttempt(view);
-  });
-
-  const afterResponse = mark(async (...args: unknown[]) => {
-    const view = responseHookView(args);
-    return callOf(view.options.context)?.afterResponse(view, retryMarker);
-  });
-
-  const beforeError = mark((...args: unknown[]) => {
-    const { error, context } = errorHookView(args);
-    callOf(context)?.beforeError(error);
-    return error;
-  });
 
   return extend((parent) => {
     if (installed(parent)) {
@@ -104,13 +92,104 @@ export function kyBackoff<Instance extends KyInstanceLike>(
         'kyBackoff is already installed on this instance: wrap the instance it came from, or pass `backoff` per request.',
       );
     }
+    // ky's `retry` of the instance (`ky.create({ retry: 0 })`) is `retries`, unless kyBackoff's options say.
+    const fromKy = retriesFromKyRetry(parent.retry);
+    const policy: Backoff = createBackoff(
+      options?.retries === undefined ? { ...options, ...fromKy } : options,
+    );
+    const instanceRetries = policy.options.retries;
+    const fallback = () => false;
+    const retry = kyRetryOptions(instanceRetries + 1, fallback);
+    // With `throwHttpErrors: false` ky never throws for a status, so never asks about it: only such an instance
+    // gets an `afterResponse` hook (ky clones every response for each one, so the others stay without).
+    const decidesResponses =
+      retryMarker !== undefined && parent.throwHttpErrors !== undefined && parent.throwHttpErrors !== true;
+    const parentFetch = typeof parent.fetch === 'function' ? (parent.fetch as FetchFunction) : undefined;
+
+    const fetch: FetchFunction = (input, init) => {
+      const call = (isObject(input) ? sentBy.get(input) : undefined) ?? sending;
+      sending = undefined;
+      let rest = init;
+      if (rest !== undefined && 'backoff' in rest) {
+        // ky passes options it does not know on to `fetch`: this one is kyBackoff's.
+        const { backoff: _, ...others } = rest;
+        rest = others;
+      }
+      call?.beginAttempt(input);
+      const response = parentFetch ? parentFetch(input, rest) : globalThis.fetch(input as Request, rest);
+      return call === undefined ? response : response.then((fetched) => call.fetched(fetched));
+    };
+
+    const beforeRequest = mark((...args: unknown[]) => {
+      const { request, options: hookOptions } = requestHookView(args);
+      const perCall = hookOptions.retry;
+      if (!isObject(perCall)) return;
+      const kyRetry = perCall as KyRetry;
+      let call = kyRetry[CALL];
+      if (call === undefined) {
+        // ky's per-call copy of `retry`: a per-request `retry: 0` or `{ limit }` is honoured as `retries`.
+        const requested = perCall.limit;
+        const own =
+          typeof requested === 'number' && requested !== instanceRetries + 1
+            ? policy.extend({ retries: requested })
+            : policy;
+        const ky2 = args.length === 1;
+        call = new KyCall({
+          policy: own,
+          override: hookOptions.backoff,
+          request,
+          body: hookOptions.body,
+          ky2,
+          // Only ky 1 shows hooks `throwHttpErrors`; ky 2's own option is covered by the instance's hook.
+          decidesFailures: hookOptions.throwHttpErrors === false && !(decidesResponses && retryMarker),
+        });
+        // A per-request `retry: 0` (a number) replaces the instance's object with ky's defaults: the limit is
+        // taken, the rest is kyBackoff's again. A per-request object is merged over it: fields of its own throw.
+        if (perCall.shouldRetry === undefined) Object.assign(perCall, retry);
+        else replacedPerRequest(perCall, fallback);
+        const methods = perCall.methods;
+        const method = request.method.toLowerCase();
+        // A new array: ky 1 shares this one with the instance's `retry` object.
+        if (Array.isArray(methods) && !methods.includes(method)) perCall.methods = [...methods, method];
+        const bound = call;
+        kyRetry[CALL] = bound;
+        perCall.shouldRetry = ({ error }: { error: unknown }) => bound.shouldRetry(error);
+        perCall.delay = () => bound.takeDelay();
+        perCall.limit = bound.limit;
+      }
+      call.request = request;
+      if (args.length > 1) call.beginAttempt(request);
+      sentBy.set(request, call);
+    });
+
+    // Only on a retry (also one you force): ky 2 sends a request no hook sees next, so the call names itself.
+    const beforeRetry = mark((state: { options?: HookOptions }) => {
+      const perCall = state.options?.retry;
+      const call = callOf(state.options);
+      if (call?.announces === false && isObject(perCall) && Object.hasOwn(perCall, CALL)) {
+        call.announces = true;
+        announceAttempts(perCall as KyRetry, call);
+      }
+    });
+
+    const afterResponse = mark(async (...args: unknown[]) => {
+      const { options: hookOptions, response } = responseHookView(args);
+      return callOf(hookOptions)?.afterResponse(response, retryMarker);
+    });
+
+    const beforeError = mark((...args: unknown[]) => {
+      const { error, options: hookOptions } = errorHookView(args);
+      const pending = callOf(hookOptions)?.beforeError(error);
+      return pending === undefined ? error : pending.then(() => error);
+    });
+
     return {
-      // Only reached when a call was not set up (its `beforeRequest` did not run): then ky retries nothing.
-      retry: kyRetryOptions(() => false, KY_LIMIT),
+      retry,
+      fetch,
       hooks: {
-        init: [init],
         beforeRequest: [beforeRequest],
-        afterResponse: [afterResponse],
+        beforeRetry: [beforeRetry],
+        ...(decidesResponses ? { afterResponse: [afterResponse] } : {}),
         beforeError: [beforeError],
       },
     };

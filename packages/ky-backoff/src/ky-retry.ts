@@ -1,9 +1,4 @@
-/**
- * ky's retry limit while kyBackoff drives ky's loop. It only has to be out of the way: the core stops at
- * `retries` (at most 100), and a retry the caller forces with `ky.retry()` from a hook of their own is not the
- * core's, so this leaves room for those too while still ending a hook that forces retries forever.
- */
-export const KY_LIMIT = 200;
+import type { BackoffOptions } from 'backoff-core';
 
 // Every method ky may send. ky checks the method before it asks `shouldRetry`, so all must pass that check: the
 // core's idempotency gate (POST only with an Idempotency-Key) is the one that decides.
@@ -22,26 +17,83 @@ const KY_METHODS: readonly string[] = [
 /** ky's `shouldRetry` signature (the state object is the same in 1.x and 2.x). */
 export type KyShouldRetry = (state: { readonly error: unknown }) => boolean | Promise<boolean>;
 
+/** ky's `delay` under kyBackoff: 0, since the core has waited (each call binds its own on its per-call copy). */
+const noDelay = () => 0;
+
 /**
- * The `retry` option kyBackoff gives ky: ky's own delays, status lists and timing headers are all switched off
- * (so ky 1.x's loose Retry-After parsing never runs), and `shouldRetry` hands every thrown error to the core.
- * ky's own wait is 0 ms: the real wait happens in the core's `RetryState.wait`, before ky's.
+ * The `retry` option kyBackoff gives ky, built once per instance: `limit`, every method (ky checks the method
+ * before it asks `shouldRetry`), a 0 ms `delay`, and a `shouldRetry` that always answers, so ky's own status lists,
+ * timing headers and `retryOnTimeout` are never consulted (and ky 1's loose Retry-After parsing never runs). The
+ * fields kyBackoff replaces are set to values a request's own `retry` cannot leave unchanged, so that one given
+ * per request is seen (and rejected). Each call's `beforeRequest` binds `shouldRetry`, `delay` and `limit` to
+ * that call on ky's per-call copy of this object.
  */
-export function kyRetryOptions(
-  shouldRetry: KyShouldRetry,
-  limit: number,
-  method?: unknown,
-): Record<string, unknown> {
-  const own = typeof method === 'string' ? method.toLowerCase() : undefined;
+export function kyRetryOptions(limit: number, shouldRetry: KyShouldRetry): Record<string, unknown> {
   return {
     limit,
-    methods: own === undefined || KY_METHODS.includes(own) ? [...KY_METHODS] : [...KY_METHODS, own],
+    methods: [...KY_METHODS],
     statusCodes: [],
     afterStatusCodes: [],
     maxRetryAfter: 0,
-    backoffLimit: 0,
-    delay: () => 0,
+    delay: noDelay,
     retryOnTimeout: true,
     shouldRetry,
   };
+}
+
+function fieldsError(names: readonly string[]): TypeError {
+  const list = names.map((name) => `\`retry.${name}\``).join(', ');
+  return new TypeError(
+    `kyBackoff replaces ky's retry settings: ${list} cannot be used with it. Give \`retry\` as a number or \`{ limit }\` (read as \`retries\`), and kyBackoff's options for the rest.`,
+  );
+}
+
+/**
+ * The fields of ky's per-call `retry` that a request's own `retry` object set (ky merged it over the instance's):
+ * kyBackoff decides those, so the call is rejected naming them rather than ignoring them.
+ */
+export function replacedPerRequest(perCall: Record<string, unknown>, shouldRetry: KyShouldRetry): void {
+  const names: string[] = [];
+  const methods = perCall.methods;
+  if (
+    Array.isArray(methods) &&
+    (methods.length !== KY_METHODS.length || methods.some((method) => !KY_METHODS.includes(method)))
+  )
+    names.push('methods');
+  for (const key of ['statusCodes', 'afterStatusCodes'] as const) {
+    const list = perCall[key];
+    if (Array.isArray(list) && list.length > 0) names.push(key);
+  }
+  if (perCall.maxRetryAfter !== 0) names.push('maxRetryAfter');
+  if (perCall.delay !== noDelay) names.push('delay');
+  if (perCall.retryOnTimeout !== true) names.push('retryOnTimeout');
+  if (perCall.shouldRetry !== shouldRetry) names.push('shouldRetry');
+  if (perCall.jitter !== undefined) names.push('jitter');
+  const limit = perCall.backoffLimit;
+  if (limit !== undefined && limit !== Number.POSITIVE_INFINITY) names.push('backoffLimit');
+  if (names.length > 0) throw fieldsError(names);
+}
+
+// ky 1.14.2's deep merge adds `context: {}` to the objects it merges; it is no retry field.
+function isMergeArtefact(key: string, value: unknown): boolean {
+  return key === 'context' && typeof value === 'object' && value !== null && Object.keys(value).length === 0;
+}
+
+/**
+ * What ky's own `retry` option means under kyBackoff: a number or `{ limit }` is the number of retries
+ * (`retries`); every other field is one kyBackoff replaces (its delays, status lists, methods and
+ * `shouldRetry` are the core's), so it is rejected rather than silently ignored.
+ */
+export function retriesFromKyRetry(retry: unknown): Pick<BackoffOptions, 'retries'> {
+  if (retry === undefined) return {};
+  if (typeof retry === 'number') return { retries: retry };
+  if (typeof retry !== 'object' || retry === null || Array.isArray(retry)) {
+    throw new TypeError("Expected ky's `retry` option to be a number or `{ limit }` under kyBackoff.");
+  }
+  const fields = Object.entries(retry).filter(
+    ([key, value]) => key !== 'limit' && value !== undefined && !isMergeArtefact(key, value),
+  );
+  if (fields.length > 0) throw fieldsError(fields.map(([key]) => key));
+  const { limit } = retry as { limit?: unknown };
+  return limit === undefined ? {} : { retries: limit as number };
 }

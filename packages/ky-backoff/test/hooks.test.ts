@@ -63,14 +63,15 @@ describe.each(CLIENTS.map((client) => [client.name, client] as const))(
       const response = await api(`${API}/items`, { hooks: { afterResponse: [perRequest] } });
       expect(response.status).toBe(200);
       expect(route.hits.map((hit) => hit.headers.get('x-app'))).toEqual(['demo', 'demo']);
-      // ky 1 runs beforeRequest before every attempt, ky 2 once. A retried response goes no further than
-      // kyBackoff's afterResponse, so hooks added per request see only the final one.
+      // ky 1 runs beforeRequest before every attempt (and beforeError for each HTTPError), ky 2 once. Hooks
+      // given per request see every attempt: kyBackoff adds no afterResponse hook of its own.
       expect(log).toEqual(
         client.major === 2
           ? [
               'init',
               'beforeRequest',
               'afterResponse 503',
+              'per-request afterResponse 503',
               'beforeRetry 1, waited 500',
               'afterResponse 200',
               'per-request afterResponse 200',
@@ -78,6 +79,8 @@ describe.each(CLIENTS.map((client) => [client.name, client] as const))(
           : [
               'beforeRequest',
               'afterResponse 503',
+              'per-request afterResponse 503',
+              'beforeError',
               'beforeRetry 1, waited 500',
               'beforeRequest',
               'afterResponse 200',
@@ -86,7 +89,7 @@ describe.each(CLIENTS.map((client) => [client.name, client] as const))(
       );
     });
 
-    it("beforeRetry sees ky's ForceRetryError for a retried response, and the attempt's own error otherwise", async () => {
+    it("beforeRetry sees ky's own HTTPError for a retried status, and the attempt's own error otherwise", async () => {
       server.script('/mixed', [503, 'network-error', 200]);
       const seen: unknown[] = [];
       const api = wrap(
@@ -96,20 +99,21 @@ describe.each(CLIENTS.map((client) => [client.name, client] as const))(
       );
       await api(`${API}/mixed`);
       expect(seen).toHaveLength(2);
-      expect(seen[0]).toMatchObject({ name: 'ForceRetryError', code: 'backoff:status' });
+      expect(kyErrorKind(client, seen[0])).toBe('http');
       expect(kyErrorKind(client, seen[1])).toBe('network');
     });
 
-    it('beforeError runs once, for the final error (ky 1 on its own would run it after every attempt)', async () => {
+    it('beforeError runs as ky runs it: ky 2 once, for the final error; ky 1 for each failed status', async () => {
       server.script('/down', [503]);
       const { log, instance } = logged(client);
       const error = await wrap(instance, { retries: 1 })(`${API}/down`).catch((e: unknown) => e);
       expect(kyErrorKind(client, error)).toBe('http');
-      expect(log.filter((entry) => entry === 'beforeError')).toHaveLength(1);
+      expect(log.filter((entry) => entry === 'beforeError')).toHaveLength(client.major === 2 ? 1 : 2);
       expect(log.filter((entry) => entry.startsWith('afterResponse'))).toEqual([
         'afterResponse 503',
         'afterResponse 503',
       ]);
+      expect(getBackoffResult(error)).toMatchObject({ attempts: 2, reason: 'retries-exhausted' });
     });
 
     it("`ky.stop` from the caller's beforeRetry ends the call after the wait, with nothing more sent", async () => {
@@ -232,16 +236,12 @@ describe.each(CLIENTS.map((client) => [client.name, client] as const))(
       expect(events.map((event) => event.url)).toEqual([`${API}/v1/items`]);
     });
 
-    it("ky's own `retry` option on the instance is replaced by the core's rules", async () => {
-      const api = wrap(client.ky.create({ retry: { limit: 5, statusCodes: [418], methods: ['get'] } }), {
-        retries: 1,
-      });
-      const teapot = server.script('/teapot', [418, 200]);
-      expect(kyErrorKind(client, await api(`${API}/teapot`).catch((e: unknown) => e))).toBe('http');
-      expect(teapot.hits).toHaveLength(1);
-      const down = server.script('/down', [503]);
-      await api(`${API}/down`).catch(() => undefined);
-      expect(down.hits).toHaveLength(2);
+    it("ky's own `retry` option: fields kyBackoff replaces are rejected at kyBackoff(), naming them", () => {
+      const instance = client.ky.create({ retry: { limit: 5, statusCodes: [418], methods: ['get'] } });
+      expect(() => wrap(instance, { retries: 1 })).toThrow(
+        /`retry\.statusCodes`, `retry\.methods` cannot be used/,
+      );
+      expect(() => wrap(client.ky.create({ retry: 'often' }))).toThrow(TypeError);
     });
 
     it('the instance given is left as it was', async () => {

@@ -42,5 +42,6 @@ describe('ky 1.13.0 (no ky.retry())', () => {
     expect(route.hits).toHaveLength(1);
     expect(clock.waits).toEqual([]);
     expect(getBackoffResult(response)).toMatchObject({ attempts: 1, reason: 'retries-exhausted' });
+    // Decided with `retries: 0`: no budget token is taken for a retry that cannot happen.
   });
 });

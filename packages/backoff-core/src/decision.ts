@@ -3,6 +3,7 @@ import { computeDelay, serverDelayWithJitter } from './delay.js';
 import type { BackoffResult, RetryEvent } from './events.js';
 import { type HeadersLike, headerGetter } from './headers.js';
 import { generateIdempotencyKey } from './idempotency.js';
+import { failedOnOwnDestination } from './not-sent.js';
 import type { ResolvedOptions } from './options.js';
 import type { Outcome } from './outcome.js';
 import type { RetryReason, StopReason } from './reasons.js';
@@ -118,6 +119,11 @@ export class RetryState {
     switch (outcome.kind) {
       case 'network':
         return { retryable: true, reason: 'network-error' };
+      case 'not-sent':
+        // Nothing left the client, unless a redirect or proxy took the request elsewhere first (R13).
+        return failedOnOwnDestination(outcome.error, this.url)
+          ? { retryable: true, reason: 'not-sent' }
+          : { retryable: true, reason: 'network-error' };
       case 'timeout':
         return options.retryOnTimeout
           ? { retryable: true, reason: 'timeout' }
@@ -164,7 +170,10 @@ export class RetryState {
       if (override === false && verdict.retryable) verdict = { retryable: false, reason: 'should-retry' };
     }
     if (!verdict.retryable) return this.#stop(verdict.reason, serverDelay);
-    if (!this.#idempotent && !this.#hasKey) return this.#stop('method-not-idempotent', serverDelay);
+    // A request that never left cannot be applied twice: any method may be sent again (R13).
+    if (!this.#idempotent && !this.#hasKey && verdict.reason !== 'not-sent') {
+      return this.#stop('method-not-idempotent', serverDelay);
+    }
     if (!this.#replayable) return this.#stop('body-not-replayable', serverDelay);
 
     const retryNumber = this.#attempts;

@@ -8,6 +8,11 @@ export type RetryReason =
   | 'payload-too-large-with-timing'
   /** The connection failed: reset, refused, broken pipe, DNS try-again, "Failed to fetch". */
   | 'network-error'
+  /**
+   * The request provably never left: connection refused, DNS failure, connect timeout. Retried for any method,
+   * with or without an Idempotency-Key; it counts against `retries` and the budget like any retry.
+   */
+  | 'not-sent'
   /** The client's own per-attempt timeout fired (`retryOnTimeout`). */
   | 'timeout'
   /** `shouldRetry` returned true. */

@@ -104,6 +104,7 @@ describe('events', () => {
       | 'idempotency-conflict'
       | 'payload-too-large-with-timing'
       | 'network-error'
+      | 'not-sent'
       | 'timeout'
       | 'should-retry'
     >();
@@ -128,7 +129,9 @@ describe('decisions and the retry state', () => {
   });
 
   it('types an outcome: a response, or an error of a known kind', () => {
-    expectTypeOf<ErrorKind>().toEqualTypeOf<'network' | 'timeout' | 'abort' | 'tls' | 'unknown'>();
+    expectTypeOf<ErrorKind>().toEqualTypeOf<
+      'network' | 'not-sent' | 'timeout' | 'abort' | 'tls' | 'unknown'
+    >();
     const state = createBackoff().start();
     state.next({ type: 'error', kind: 'network', error: new TypeError('fetch failed') });
     // @ts-expect-error not an error kind

@@ -22,6 +22,8 @@ export interface Expected {
   readonly status?: number;
   readonly reason: string;
   readonly serverDelay?: number;
+  /** The reason of every retry, in order, when the case names them. */
+  readonly retryReasons?: readonly string[];
 }
 
 /** One fault, run against every client. */
@@ -99,6 +101,7 @@ export const CASES: readonly FaultCase[] = [
     name: 'reset before the response (POST without a key): sent once',
     steps: ['reset', 200],
     request: POST,
+    // R13: the request was sent (the server read it): a reset proves nothing, so it is never repeated.
     expect: () => failed('network', 1, 'method-not-idempotent'),
   },
   {
@@ -136,12 +139,26 @@ export const CASES: readonly FaultCase[] = [
     flow: { kind: 'refuse', recoverAt: 2 },
     expect: () => ok(1, [500, 1000], 3),
   },
+  // R13: a refused connection proves nothing was sent, so even a keyless POST is retried; the server applies it
+  // exactly once (the suite checks that no keyless POST reaches it twice).
   {
-    name: 'refused (POST without a key): not retried, nothing reaches the server',
-    steps: [200],
+    name: 'refused (POST without a key), then back: retried, applied exactly once',
+    steps: [201],
     request: POST,
     flow: { kind: 'refuse', recoverAt: 1 },
-    expect: () => ({ ...failed('network', 0, 'method-not-idempotent'), attempts: 1 }),
+    expect: () => ({ ...ok(1, [500], 2), retryReasons: ['not-sent'] }),
+  },
+  {
+    name: 'refused on every attempt (POST without a key): retried up to retries, nothing reaches the server',
+    steps: [201],
+    request: POST,
+    options: { retries: 2 },
+    flow: { kind: 'refuse', recoverAt: 99 },
+    expect: () => ({
+      ...failed('network', 0, 'retries-exhausted', [500, 1000]),
+      attempts: 3,
+      retryReasons: ['not-sent', 'not-sent'],
+    }),
   },
 
   // Stalled headers: the client's own per-attempt timeout (real time) fires. 250 ms, so that the attempt that is

@@ -8,6 +8,7 @@ import type { ResolvedOptions } from './options.js';
 import type { Outcome } from './outcome.js';
 import type { RetryReason, StopReason } from './reasons.js';
 import { parseRetryAfter } from './server-timing.js';
+import { serverShouldRetry } from './should-retry-header.js';
 import { sleep } from './sleep.js';
 
 /** One logical request, as the core needs to know it. */
@@ -110,6 +111,14 @@ export class RetryState {
     const options = this.#options;
     if (outcome.type === 'response') {
       const { status } = outcome;
+      // The server's explicit word decides first (R12); a response below 400 is a success whatever it says.
+      const said =
+        status >= 400 && options.shouldRetryHeaders ? serverShouldRetry(outcome.headers) : undefined;
+      if (said !== undefined) {
+        return said
+          ? { retryable: true, reason: 'should-retry-header' }
+          : { retryable: false, reason: 'should-retry-header' };
+      }
       if (options.statusCodes.has(status)) return { retryable: true, reason: 'status' };
       if (status === 409 && this.#hasKey) return { retryable: true, reason: 'idempotency-conflict' };
       if (status === 413 && serverDelay !== undefined)

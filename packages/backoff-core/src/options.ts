@@ -74,6 +74,14 @@ export interface BackoffOptions {
    */
   retryOnTimeout?: boolean | undefined;
   /**
+   * Obey the server's own word on a failed response: `x-should-retry` and `Stripe-Should-Retry` set to `false`
+   * mean no retry whatever the status; `true` makes the response retryable even if its status is not in
+   * `statusCodes`. The method gate, `retries`, `deadline`, `maxRetryAfter` and the budget still apply, and
+   * `shouldRetry` still has the last word. `false` ignores both headers.
+   * @default true
+   */
+  shouldRetryHeaders?: boolean | undefined;
+  /**
    * The retry budget: a shared `RetryBudget`, options for a new one, or `false` for none. Each `createBackoff`
    * (each adapter instance) gets its own budget unless one is passed in.
    * @default a new RetryBudget({ reserve: 20, ratio: 0.1 })
@@ -122,6 +130,7 @@ export interface ResolvedOptions {
   readonly maxRetryAfter: number;
   readonly deadline: number | undefined;
   readonly retryOnTimeout: boolean;
+  readonly shouldRetryHeaders: boolean;
   readonly shouldRetry: ((context: ShouldRetryContext) => boolean | undefined) | undefined;
   readonly onRetry: ((event: RetryEvent) => void) | undefined;
   readonly random: () => number;
@@ -153,4 +162,5 @@ export const DEFAULTS = {
   idempotencyKeyHeader: 'Idempotency-Key',
   maxRetryAfter: 60_000,
   retryOnTimeout: true,
+  shouldRetryHeaders: true,
 } as const;

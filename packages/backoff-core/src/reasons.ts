@@ -15,6 +15,8 @@ export type RetryReason =
   | 'not-sent'
   /** The client's own per-attempt timeout fired (`retryOnTimeout`). */
   | 'timeout'
+  /** The server said `x-should-retry: true` or `Stripe-Should-Retry: true` (`shouldRetryHeaders`). */
+  | 'should-retry-header'
   /** `shouldRetry` returned true. */
   | 'should-retry';
 
@@ -30,6 +32,8 @@ export type StopReason =
   | 'aborted'
   /** A per-attempt timeout, and `retryOnTimeout` is false. */
   | 'timeout-not-retried'
+  /** The server said `x-should-retry: false` or `Stripe-Should-Retry: false` (`shouldRetryHeaders`). */
+  | 'should-retry-header'
   /** `shouldRetry` returned false. */
   | 'should-retry'
   /** The method is not in `methods` and the request has no Idempotency-Key. */

@@ -31,6 +31,7 @@ const OPTION_NAMES: ReadonlySet<string> = new Set([
   'maxRetryAfter',
   'deadline',
   'retryOnTimeout',
+  'shouldRetryHeaders',
   'budget',
   'shouldRetry',
   'onRetry',
@@ -155,6 +156,11 @@ export function resolveOptions(options: BackoffOptions | undefined, base?: Resol
     (v) => (typeof v === 'boolean' ? v : fail('retryOnTimeout', 'a boolean', TypeError)),
     base?.retryOnTimeout ?? DEFAULTS.retryOnTimeout,
   );
+  const shouldRetryHeaders = pick(
+    'shouldRetryHeaders',
+    (v) => (typeof v === 'boolean' ? v : fail('shouldRetryHeaders', 'a boolean', TypeError)),
+    base?.shouldRetryHeaders ?? DEFAULTS.shouldRetryHeaders,
+  );
   const timers = pick(
     'timers',
     (v) => {
@@ -189,6 +195,7 @@ export function resolveOptions(options: BackoffOptions | undefined, base?: Resol
     ),
     deadline: pick('deadline', (v) => number('deadline', v), base?.deadline),
     retryOnTimeout,
+    shouldRetryHeaders,
     shouldRetry: pick(
       'shouldRetry',
       (v) => fn<ResolvedOptions['shouldRetry']>('shouldRetry', v),

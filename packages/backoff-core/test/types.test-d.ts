@@ -37,6 +37,7 @@ describe('options', () => {
       maxRetryAfter: 60_000,
       deadline: 10_000,
       retryOnTimeout: false,
+      shouldRetryHeaders: false,
       budget: { reserve: 5, ratio: 0.2 },
       shouldRetry: ({ status }) => (status === 501 ? true : undefined),
       onRetry: (event) => expectTypeOf(event).toEqualTypeOf<RetryEvent>(),
@@ -106,6 +107,7 @@ describe('events', () => {
       | 'network-error'
       | 'not-sent'
       | 'timeout'
+      | 'should-retry-header'
       | 'should-retry'
     >();
   });

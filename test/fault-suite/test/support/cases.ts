@@ -250,6 +250,24 @@ export const CASES: readonly FaultCase[] = [
     expect: () => failed('http', 1, 'deadline', [], { status: 429, serverDelay: 45_000 }),
   },
 
+  // R12: the server's own word, on real sockets (Node's http parser, undici's Headers).
+  {
+    name: "503 with 'x-should-retry: false': not retried",
+    steps: [{ kind: 'respond', status: 503, headers: { 'x-should-retry': 'false' } }, 200],
+    expect: () => failed('http', 1, 'should-retry-header', [], { status: 503 }),
+  },
+  {
+    name: "400 with 'Stripe-Should-Retry: true': retried",
+    steps: [{ kind: 'respond', status: 400, headers: { 'Stripe-Should-Retry': 'true' } }, 200],
+    expect: () => ({ ...ok(2, [500]), retryReasons: ['should-retry-header'] }),
+  },
+  {
+    name: "400 with 'x-should-retry: true' (POST without a key): sent once",
+    steps: [{ kind: 'respond', status: 400, headers: { 'x-should-retry': 'true' } }, 200],
+    request: POST,
+    expect: () => failed('http', 1, 'method-not-idempotent', [], { status: 400 }),
+  },
+
   // Kept-alive sockets: the server resets a socket the client reuses (the keep-alive race).
   {
     name: 'a kept-alive socket reset when the client reuses it',

@@ -3,6 +3,7 @@ import { computeDelay, serverDelayWithJitter } from './delay.js';
 import type { BackoffResult, RetryEvent } from './events.js';
 import { type HeadersLike, headerGetter } from './headers.js';
 import { generateIdempotencyKey } from './idempotency.js';
+import { type NetworkStatus, waitForNetwork } from './network.js';
 import { failedOnOwnDestination } from './not-sent.js';
 import type { ResolvedOptions } from './options.js';
 import type { Outcome } from './outcome.js';
@@ -217,6 +218,7 @@ export class RetryState {
    */
   async wait(decision: RetryDecision, signal?: AbortSignal | null): Promise<void> {
     const outcome = this.#outcome;
+    const network = this.#offline(outcome);
     const event: RetryEvent = {
       retry: decision.retryNumber,
       retries: this.#options.retries,
@@ -227,6 +229,7 @@ export class RetryState {
       url: this.url,
       status: outcome?.type === 'response' ? outcome.status : undefined,
       error: outcome?.type === 'error' ? outcome.error : undefined,
+      waitingForNetwork: network !== undefined,
     };
     this.#options.onRetry?.(event);
     const started = this.#options.now();
@@ -237,6 +240,41 @@ export class RetryState {
       // Aborted: count only the part of the wait that passed.
       this.#totalDelay += Math.min(decision.delay, Math.max(0, this.#options.now() - started));
       throw reason;
+    }
+    if (network !== undefined) await this.#waitForNetwork(network, signal, outcome);
+  }
+
+  /** The network to wait for: set when this network-error attempt failed while the device was offline (R14). */
+  #offline(outcome: Outcome | undefined): NetworkStatus | undefined {
+    const { network } = this.#options;
+    if (network === undefined || outcome?.type !== 'error') return undefined;
+    if (outcome.kind !== 'network' && outcome.kind !== 'not-sent') return undefined;
+    return network.isOnline() ? undefined : network;
+  }
+
+  /**
+   * After the computed delay, waits until the device is online: offline time is not capped by maxDelay and spends
+   * no attempt. The deadline still ends it (the call then ends with the attempt's own error, reason 'deadline'),
+   * and so does an abort. All of that time counts as waited.
+   */
+  async #waitForNetwork(
+    network: NetworkStatus,
+    signal: AbortSignal | null | undefined,
+    outcome: Outcome | undefined,
+  ) {
+    const options = this.#options;
+    const started = options.now();
+    const remaining =
+      options.deadline === undefined ? undefined : Math.max(0, options.deadline - (started - this.#started));
+    let ended: 'online' | 'deadline';
+    try {
+      ended = await waitForNetwork(network, signal, options.timers, remaining);
+    } finally {
+      this.#totalDelay += Math.max(0, options.now() - started);
+    }
+    if (ended === 'deadline') {
+      this.#stop('deadline', undefined);
+      throw outcome?.type === 'error' ? outcome.error : new Error('deadline');
     }
   }
 }

@@ -1,5 +1,6 @@
 import type { RetryBudget, RetryBudgetOptions } from './budget.js';
 import type { RetryEvent, ShouldRetryContext } from './events.js';
+import type { NetworkStatus } from './network.js';
 import type { TimerProvider } from './sleep.js';
 
 /** How a computed backoff delay is randomised. */
@@ -82,6 +83,14 @@ export interface BackoffOptions {
    */
   shouldRetryHeaders?: boolean | undefined;
   /**
+   * Where the device's online state comes from (R14). When an attempt fails with a network error while it is
+   * offline, the wait lasts until it is back online (and at least the computed delay): offline time spends no
+   * retries and is not capped by `maxDelay`; `deadline` and an abort still end the wait at once. `false` turns
+   * this off. Node has no online state, so there nothing waits.
+   * @default the browser's (`navigator.onLine` and the `online` event) in a browser or worker; none in Node
+   */
+  network?: NetworkStatus | false | undefined;
+  /**
    * The retry budget: a shared `RetryBudget`, options for a new one, or `false` for none. Each `createBackoff`
    * (each adapter instance) gets its own budget unless one is passed in.
    * @default a new RetryBudget({ reserve: 20, ratio: 0.1 })
@@ -131,6 +140,7 @@ export interface ResolvedOptions {
   readonly deadline: number | undefined;
   readonly retryOnTimeout: boolean;
   readonly shouldRetryHeaders: boolean;
+  readonly network: NetworkStatus | undefined;
   readonly shouldRetry: ((context: ShouldRetryContext) => boolean | undefined) | undefined;
   readonly onRetry: ((event: RetryEvent) => void) | undefined;
   readonly random: () => number;

@@ -38,6 +38,7 @@ describe('options', () => {
       deadline: 10_000,
       retryOnTimeout: false,
       shouldRetryHeaders: false,
+      network: { isOnline: () => true, onOnline: () => () => {} },
       budget: { reserve: 5, ratio: 0.2 },
       shouldRetry: ({ status }) => (status === 501 ? true : undefined),
       onRetry: (event) => expectTypeOf(event).toEqualTypeOf<RetryEvent>(),
@@ -99,6 +100,7 @@ describe('events', () => {
       readonly url: string | undefined;
       readonly status: number | undefined;
       readonly error: unknown;
+      readonly waitingForNetwork: boolean;
     }>();
     expectTypeOf<RetryReason>().toEqualTypeOf<
       | 'status'

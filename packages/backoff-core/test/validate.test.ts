@@ -89,6 +89,12 @@ describe('R9 options are validated at createBackoff, naming the option', () => {
     ['idempotencyKey true', { idempotencyKey: true }, TypeError, /`idempotencyKey`/],
     ["retryOnTimeout 'yes'", { retryOnTimeout: 'yes' }, TypeError, /`retryOnTimeout` to be a boolean/],
     [
+      'network {} (no isOnline)',
+      { network: {} },
+      TypeError,
+      /`network` to be false or an object with isOnline and onOnline functions/,
+    ],
+    [
       "shouldRetryHeaders 'off'",
       { shouldRetryHeaders: 'off' },
       TypeError,
@@ -184,6 +190,7 @@ describe('R9 valid options: boundaries accepted, defaults kept', () => {
       deadline: undefined,
       retryOnTimeout: true,
       shouldRetryHeaders: true,
+      network: undefined,
       shouldRetry: undefined,
       onRetry: undefined,
       timers: defaultTimers,
@@ -212,6 +219,7 @@ describe('R9 valid options: boundaries accepted, defaults kept', () => {
       deadline: undefined,
       retryOnTimeout: undefined,
       shouldRetryHeaders: undefined,
+      network: undefined,
       budget: undefined,
       shouldRetry: undefined,
       onRetry: undefined,

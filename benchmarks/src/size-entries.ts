@@ -19,15 +19,15 @@ export const SIZE_ENTRIES: readonly SizeEntry[] = [
     name: 'axios-backoff (with backoff-core)',
     path: '../packages/axios-backoff/src/index.ts',
     external: ['axios'],
-    budget: 7070,
+    budget: 8070,
   },
   {
     name: 'ky-backoff (with backoff-core)',
     path: '../packages/ky-backoff/src/index.ts',
     external: ['ky'],
-    budget: 7310,
+    budget: 8350,
   },
-  { name: 'backoff-core', path: '../packages/backoff-core/src/index.ts', external: [], budget: 6150 },
+  { name: 'backoff-core', path: '../packages/backoff-core/src/index.ts', external: [], budget: 7220 },
   // The adapters' own code alone: what they would weigh on top of a core the page already has.
   {
     name: 'axios-backoff alone (core external)',

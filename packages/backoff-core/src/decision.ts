@@ -241,7 +241,9 @@ export class RetryState {
       this.#totalDelay += Math.min(decision.delay, Math.max(0, this.#options.now() - started));
       throw reason;
     }
-    if (network !== undefined) await this.#waitForNetwork(network, signal, outcome);
+    if (network !== undefined && outcome?.type === 'error') {
+      await this.#waitForNetwork(network, signal, outcome.error);
+    }
   }
 
   /** The network to wait for: set when this network-error attempt failed while the device was offline (R14). */
@@ -257,11 +259,7 @@ export class RetryState {
    * no attempt. The deadline still ends it (the call then ends with the attempt's own error, reason 'deadline'),
    * and so does an abort. All of that time counts as waited.
    */
-  async #waitForNetwork(
-    network: NetworkStatus,
-    signal: AbortSignal | null | undefined,
-    outcome: Outcome | undefined,
-  ) {
+  async #waitForNetwork(network: NetworkStatus, signal: AbortSignal | null | undefined, error: unknown) {
     const options = this.#options;
     const started = options.now();
     const remaining =
@@ -274,7 +272,7 @@ export class RetryState {
     }
     if (ended === 'deadline') {
       this.#stop('deadline', undefined);
-      throw outcome?.type === 'error' ? outcome.error : new Error('deadline');
+      throw error;
     }
   }
 }

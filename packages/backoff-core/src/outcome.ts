@@ -48,8 +48,8 @@ function field(value: unknown, key: string): unknown {
  * the real socket error). Abort is left to the caller when it can tell (it knows the signal), but an error named
  * AbortError is an abort, and one named TimeoutError (`AbortSignal.timeout`'s) a timeout; then a fetch-failure
  * TypeError on the chain is a network error. A failure that proves the request never left (connection refused,
- * DNS failure, connect timeout) is `'not-sent'`; a code-less "Failed to fetch" never is. Anything not recognised is `'unknown'` and is never retried (it is
- * often a bug).
+ * DNS failure, connect timeout) is `'not-sent'`; a code-less "Failed to fetch" never is. Anything not recognised
+ * is `'unknown'` and is never retried (it is often a bug).
  */
 export function classifyError(error: unknown): ErrorKind {
   let current = error;
@@ -88,7 +88,8 @@ function errorCode(error: unknown): string | undefined {
 /**
  * Classifies the cause of an error that the client itself reports as a network failure (axios's `ERR_NETWORK`,
  * ky's `NetworkError`): a cause that classifies decides (a reset, a refused connection, a TLS error, a timeout);
- * a cause with a code the core does not know stays unretried (ERR_INVALID_URL); a cause that says nothing (or none) is a network error.
+ * a cause with a code the core does not know stays unretried (ERR_INVALID_URL); a cause that says nothing (or
+ * none) is a network error.
  */
 export function classifyNetworkFailure(cause: unknown): ErrorKind {
   const kind = classifyError(cause);

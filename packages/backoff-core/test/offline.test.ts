@@ -1,10 +1,9 @@
-import { VirtualClock } from '@backoff/test-utils';
+import { FakeNetwork, VirtualClock } from '@backoff/test-utils';
 import {
   type BackoffOptions,
   browserNetworkStatus,
   createBackoff,
   getBackoffResult,
-  type NetworkStatus,
   type Outcome,
   type RetryEvent,
   withBackoff,
@@ -12,31 +11,6 @@ import {
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 const NOW = Date.UTC(2026, 11, 2, 12, 0, 0);
-
-/** A device's online state, switched by the test; counts the listeners still registered. */
-class FakeNetwork implements NetworkStatus {
-  online = true;
-  readonly #listeners = new Set<() => void>();
-
-  isOnline(): boolean {
-    return this.online;
-  }
-
-  onOnline(listener: () => void): () => void {
-    const own = () => listener();
-    this.#listeners.add(own);
-    return () => this.#listeners.delete(own);
-  }
-
-  get listeners(): number {
-    return this.#listeners.size;
-  }
-
-  goOnline(): void {
-    this.online = true;
-    for (const listener of [...this.#listeners]) listener();
-  }
-}
 
 const failedFetch = (): Outcome => ({
   type: 'error',

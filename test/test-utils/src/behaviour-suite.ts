@@ -1,5 +1,6 @@
 import type { BackoffOptions, BackoffResult, RetryEvent } from 'backoff-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FakeNetwork } from './fake-network.js';
 import { API, ScriptedApi } from './scripted-api.js';
 import { VirtualClock } from './virtual-clock.js';
 
@@ -395,6 +396,46 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       expectHttpFailure(settled, 400);
       expect(yes.hits).toHaveLength(1);
       expect(settled.result?.reason).toBe('not-retryable-status');
+    });
+
+    // R14: an offline device (a fake network source: Node has none of its own) holds a network-error retry back.
+    it('R14: a network error while offline is retried only once the device is back online', async () => {
+      const route = api.script('/offline', ['network-error', 200]);
+      const network = new FakeNetwork(false);
+      const events: RetryEvent[] = [];
+      const c = client({ network, onRetry: (event) => events.push(event) });
+      clock.auto = false;
+      const pending = c.send({ method: 'GET', path: '/offline' });
+      expect(await clock.nextWait()).toBe(500);
+      clock.advance(500);
+      // The computed delay is over; give the client every chance to send too early.
+      for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setImmediate(resolve));
+      expect(route.hits).toHaveLength(1);
+      network.goOnline();
+      const settled = await pending;
+      expect(settled).toMatchObject({ ok: true, status: 200 });
+      expect(route.hits).toHaveLength(2);
+      expect(events.map((event) => event.waitingForNetwork)).toEqual([true]);
+      expect(network.listeners).toBe(0);
+    });
+
+    it("R14: the deadline ends a wait for the network with the client's own network error", async () => {
+      const route = api.script('/offline', ['network-error', 200]);
+      const network = new FakeNetwork(false);
+      const c = client({ network, deadline: 5000 });
+      clock.auto = false;
+      const pending = c.send({ method: 'GET', path: '/offline' });
+      expect(await clock.nextWait()).toBe(500);
+      clock.advance(500);
+      // The rest of the deadline is the next timer: the wait for the network ends with it.
+      expect(await clock.nextWait()).toBe(4500);
+      clock.advance(4500);
+      const settled = await pending;
+      expect(settled.ok).toBe(false);
+      if (!settled.ok) expect(driver.errorKind(settled.error)).toBe('network');
+      expect(settled.result).toMatchObject({ attempts: 1, reason: 'deadline', totalDelay: 5000 });
+      expect(route.hits).toHaveLength(1);
+      expect(network.listeners).toBe(0);
     });
 
     it('R6: under an always-503 server the budget stops retries after its reserve', async () => {

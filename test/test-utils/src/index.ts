@@ -5,6 +5,7 @@ export {
   type Settled,
   type SuiteRequest,
 } from './behaviour-suite.js';
+export { FakeNetwork } from './fake-network.js';
 export { axiosRequestOptions, fetchRequestInit, kyRequestOptions } from './request-options.js';
 export { API, type Hit, type Route, ScriptedApi, type Step } from './scripted-api.js';
 export { VirtualClock } from './virtual-clock.js';

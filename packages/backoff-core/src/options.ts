@@ -70,7 +70,8 @@ export interface BackoffOptions {
    */
   deadline?: number | undefined;
   /**
-   * Retry attempts that ended in the client's own per-attempt timeout.
+   * Retry attempts that ended in the client's own per-attempt timeout. A connect timeout (undici's, or the OS's)
+   * proves nothing was sent: it is a `'not-sent'` failure, retried whatever this says.
    * @default true
    */
   retryOnTimeout?: boolean | undefined;

@@ -4,8 +4,9 @@ import { defaultClientConditions, defineConfig } from 'vite';
 const page = (name: string) => fileURLToPath(new URL(name, import.meta.url));
 
 /**
- * Three pages: the retry page (index.html), the test harness that runs the behaviour cases against MSW's
- * worker (harness.html) and the cross-origin preflight probe, which has no worker (cors.html). Workspace
+ * Four pages: the retry page (index.html), the test harness that runs the behaviour cases against MSW's
+ * worker (harness.html), and two probes without a worker that talk to a real server on another origin: the
+ * preflight probe (cors.html) and the offline probe (offline.html). Workspace
  * packages resolve to their TypeScript sources (`@backoff/source`), so nothing needs building first.
  */
 export default defineConfig({
@@ -19,7 +20,12 @@ export default defineConfig({
     // One bundle per page with axios, ky and MSW in it: big for a site, fine for a local demo and tests.
     chunkSizeWarningLimit: 2000,
     rolldownOptions: {
-      input: { index: page('index.html'), harness: page('harness.html'), cors: page('cors.html') },
+      input: {
+        index: page('index.html'),
+        harness: page('harness.html'),
+        cors: page('cors.html'),
+        offline: page('offline.html'),
+      },
     },
   },
 });

@@ -17,10 +17,10 @@ const axiosError = (code: string | undefined, message = 'failed', cause?: unknow
 describe('axiosErrorKind', () => {
   it.each([
     ['http: ECONNRESET', AxiosError.from(coded('ECONNRESET', 'socket hang up')), 'network'],
-    ['http: ECONNREFUSED', AxiosError.from(coded('ECONNREFUSED')), 'network'],
+    ['http: ECONNREFUSED', AxiosError.from(coded('ECONNREFUSED')), 'not-sent'],
     ['http: EPIPE', AxiosError.from(coded('EPIPE')), 'network'],
-    ['http: EAI_AGAIN (DNS: try again)', AxiosError.from(coded('EAI_AGAIN')), 'network'],
-    ['http: ENOTFOUND (no such host)', AxiosError.from(coded('ENOTFOUND')), 'unknown'],
+    ['http: EAI_AGAIN (DNS: try again)', AxiosError.from(coded('EAI_AGAIN')), 'not-sent'],
+    ['http: ENOTFOUND (no such host)', AxiosError.from(coded('ENOTFOUND')), 'not-sent'],
     ['http: timeout', axiosError('ECONNABORTED', 'timeout of 100ms exceeded'), 'timeout'],
     ['clarifyTimeoutError / fetch: timeout', axiosError('ETIMEDOUT', 'timeout of 100ms exceeded'), 'timeout'],
     ['xhr: request aborted by the browser', axiosError('ECONNABORTED', 'Request aborted'), 'abort'],
@@ -30,8 +30,8 @@ describe('axiosErrorKind', () => {
       axiosError('ERR_NETWORK', 'Network Error', coded('UND_ERR_SOCKET', 'other side closed')),
       'network',
     ],
-    ['fetch: refused cause', axiosError('ERR_NETWORK', 'Network Error', coded('ECONNREFUSED')), 'network'],
-    ['fetch: DNS failure cause', axiosError('ERR_NETWORK', 'Network Error', coded('ENOTFOUND')), 'unknown'],
+    ['fetch: refused cause', axiosError('ERR_NETWORK', 'Network Error', coded('ECONNREFUSED')), 'not-sent'],
+    ['fetch: DNS failure cause', axiosError('ERR_NETWORK', 'Network Error', coded('ENOTFOUND')), 'not-sent'],
     [
       'fetch: certificate cause',
       axiosError('ERR_NETWORK', 'Network Error', coded('UNABLE_TO_VERIFY_LEAF_SIGNATURE')),

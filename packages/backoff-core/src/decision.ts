@@ -3,10 +3,13 @@ import { computeDelay, serverDelayWithJitter, throttlingDelayOptions } from './d
 import type { BackoffResult, RetryEvent, ShouldRetryContext } from './events.js';
 import { type HeadersLike, headerGetter } from './headers.js';
 import { generateIdempotencyKey, idempotencyKeyProblem } from './idempotency.js';
+import { type NetworkStatus, waitForNetwork } from './network.js';
+import { failedOnOwnDestination } from './not-sent.js';
 import type { ResolvedOptions } from './options.js';
 import type { Outcome } from './outcome.js';
 import type { RetryReason, StopReason } from './reasons.js';
 import { parseRetryAfter } from './server-timing.js';
+import { serverShouldRetry } from './should-retry-header.js';
 import { isThenable, sleep, untilAborted } from './sleep.js';
 
 /** One logical request, as the core needs to know it. */
@@ -143,6 +146,14 @@ export class RetryState {
     const options = this.#options;
     if (outcome.type === 'response') {
       const { status } = outcome;
+      // The server's explicit word decides first (R12); a response below 400 is a success whatever it says.
+      const said =
+        status >= 400 && options.shouldRetryHeaders ? serverShouldRetry(outcome.headers) : undefined;
+      if (said !== undefined) {
+        return said
+          ? { retryable: true, reason: 'should-retry-header' }
+          : { retryable: false, reason: 'should-retry-header' };
+      }
       if (options.statusCodes.has(status)) return { retryable: true, reason: 'status' };
       if (status === 409 && this.#keySent) return { retryable: true, reason: 'idempotency-conflict' };
       if (status === 413 && serverDelay !== undefined)
@@ -152,6 +163,11 @@ export class RetryState {
     switch (outcome.kind) {
       case 'network':
         return { retryable: true, reason: 'network-error' };
+      case 'not-sent':
+        // Nothing left the client, unless a redirect or proxy took the request elsewhere first (R13).
+        return failedOnOwnDestination(outcome.error, this.url)
+          ? { retryable: true, reason: 'not-sent' }
+          : { retryable: true, reason: 'network-error' };
       case 'timeout':
         return options.retryOnTimeout
           ? { retryable: true, reason: 'timeout' }
@@ -260,7 +276,10 @@ export class RetryState {
     const options = this.#options;
     const serverDelay = this.#serverDelay;
     if (!verdict.retryable) return this.#stop(verdict.reason, serverDelay);
-    if (!this.#idempotent && !this.#keySent) return this.#stop('method-not-idempotent', serverDelay);
+    // A request that never left cannot be applied twice: any method may be sent again (R13).
+    if (!this.#idempotent && !this.#keySent && verdict.reason !== 'not-sent') {
+      return this.#stop('method-not-idempotent', serverDelay);
+    }
     if (!this.#replayable) return this.#stop('body-not-replayable', serverDelay);
 
     const retryNumber = this.#attempts;
@@ -319,9 +338,11 @@ export class RetryState {
    * not send another attempt. If `onRetry` throws or rejects, it rejects with that error and sets no timer.
    */
   async wait(decision: RetryDecision, signal?: AbortSignal | null): Promise<void> {
+    const outcome = this.#outcome;
+    const network = this.#offline(outcome);
     let started: number | undefined;
     try {
-      const hook = this.#notify(decision, signal);
+      const hook = this.#notify(decision, signal, network !== undefined);
       if (hook !== undefined) await hook;
       started = this.#options.now();
       await sleep(decision.delay, signal, this.#options.timers);
@@ -336,6 +357,14 @@ export class RetryState {
       }
       throw reason;
     }
+    if (network !== undefined && outcome?.type === 'error') {
+      try {
+        await this.#waitForNetwork(network, signal, outcome.error);
+      } catch (reason) {
+        if (signal?.aborted) this.#stop('aborted', decision.serverDelay);
+        throw reason;
+      }
+    }
   }
 
   /**
@@ -345,7 +374,7 @@ export class RetryState {
    */
   async announce(decision: RetryDecision, signal?: AbortSignal | null): Promise<void> {
     try {
-      const hook = this.#notify(decision, signal);
+      const hook = this.#notify(decision, signal, false);
       if (hook !== undefined) await hook;
     } catch (reason) {
       if (signal?.aborted) this.#stop('aborted', decision.serverDelay);
@@ -358,7 +387,11 @@ export class RetryState {
    * Fires `onRetry`. A Promise it returns comes back to be awaited (rejecting at once when the signal aborts);
    * a plain hook costs no extra tick.
    */
-  #notify(decision: RetryDecision, signal: AbortSignal | null | undefined): Promise<unknown> | undefined {
+  #notify(
+    decision: RetryDecision,
+    signal: AbortSignal | null | undefined,
+    waitingForNetwork: boolean,
+  ): Promise<unknown> | undefined {
     const outcome = this.#outcome;
     const event: RetryEvent = {
       retry: decision.retryNumber,
@@ -370,8 +403,39 @@ export class RetryState {
       url: this.url,
       status: outcome?.type === 'response' ? outcome.status : undefined,
       error: outcome?.type === 'error' ? outcome.error : undefined,
+      waitingForNetwork,
     };
     const hook = this.#options.onRetry?.(event);
     return isThenable(hook) ? untilAborted(hook, signal) : undefined;
+  }
+
+  /** The network to wait for: set when this network-error attempt failed while the device was offline (R14). */
+  #offline(outcome: Outcome | undefined): NetworkStatus | undefined {
+    const { network } = this.#options;
+    if (network === undefined || outcome?.type !== 'error') return undefined;
+    if (outcome.kind !== 'network' && outcome.kind !== 'not-sent') return undefined;
+    return network.isOnline() ? undefined : network;
+  }
+
+  /**
+   * After the computed delay, waits until the device is online: offline time is not capped by maxDelay and spends
+   * no attempt. The deadline still ends it (the call then ends with the attempt's own error, reason 'deadline'),
+   * and so does an abort. All of that time counts as waited.
+   */
+  async #waitForNetwork(network: NetworkStatus, signal: AbortSignal | null | undefined, error: unknown) {
+    const options = this.#options;
+    const started = options.now();
+    const remaining =
+      options.deadline === undefined ? undefined : Math.max(0, options.deadline - (started - this.#started));
+    let ended: 'online' | 'deadline';
+    try {
+      ended = await waitForNetwork(network, signal, options.timers, remaining);
+    } finally {
+      this.#totalDelay += Math.max(0, options.now() - started);
+    }
+    if (ended === 'deadline') {
+      this.#stop('deadline', undefined);
+      throw error;
+    }
   }
 }

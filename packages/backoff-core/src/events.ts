@@ -39,6 +39,11 @@ export interface RetryEvent {
   readonly url: string | undefined;
   readonly status: number | undefined;
   readonly error: unknown;
+  /**
+   * `true` when the attempt failed with a network error while the device was offline: the wait lasts until it
+   * is back online (and at least `delay`), so a page can say "Waiting for the network…" (R14).
+   */
+  readonly waitingForNetwork: boolean;
 }
 
 /** What a finished call carries (on its response or its error): attempts made and time spent waiting. */

@@ -25,6 +25,7 @@ export type { BackoffResult, RetryEvent, ShouldRetryContext } from './events.js'
 export { type BackoffRequestInit, type FetchLike, type FetchWithBackoff, withBackoff } from './fetch.js';
 export { type HeaderGetter, type HeadersLike, headerGetter } from './headers.js';
 export { parseHttpDate } from './http-date.js';
+export { browserNetworkStatus, type NetworkStatus } from './network.js';
 export {
   type BackoffOptions,
   DEFAULT_METHODS,

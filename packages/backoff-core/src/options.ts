@@ -1,5 +1,6 @@
 import type { RetryBudget, RetryBudgetOptions } from './budget.js';
 import type { RetryEvent, ShouldRetryContext } from './events.js';
+import type { NetworkStatus } from './network.js';
 import type { TimerProvider } from './sleep.js';
 
 /** The `shouldRetry` option: a verdict on one outcome, now or as a Promise. */
@@ -78,10 +79,27 @@ export interface BackoffOptions {
    */
   deadline?: number | undefined;
   /**
-   * Retry attempts that ended in the client's own per-attempt timeout.
+   * Retry attempts that ended in the client's own per-attempt timeout. A connect timeout (undici's, or the OS's)
+   * proves nothing was sent: it is a `'not-sent'` failure, retried whatever this says.
    * @default true
    */
   retryOnTimeout?: boolean | undefined;
+  /**
+   * Obey the server's own word on a failed response: `x-should-retry` and `Stripe-Should-Retry` set to `false`
+   * mean no retry whatever the status; `true` makes the response retryable even if its status is not in
+   * `statusCodes`. The method gate, `retries`, `deadline`, `maxRetryAfter` and the budget still apply, and
+   * `shouldRetry` still has the last word. `false` ignores both headers.
+   * @default true
+   */
+  shouldRetryHeaders?: boolean | undefined;
+  /**
+   * Where the device's online state comes from (R14). When an attempt fails with a network error while it is
+   * offline, the wait lasts until it is back online (and at least the computed delay): offline time spends no
+   * retries and is not capped by `maxDelay`; `deadline` and an abort still end the wait at once. `false` turns
+   * this off. Node has no online state, so there nothing waits.
+   * @default the browser's (`navigator.onLine` and the `online` event) in a browser or worker; none in Node
+   */
+  network?: NetworkStatus | false | undefined;
   /**
    * The retry budget: a shared `RetryBudget`, options for a new one, or `false` for none. Each `createBackoff`
    * (each adapter instance) gets its own budget unless one is passed in.
@@ -134,6 +152,8 @@ export interface ResolvedOptions {
   readonly maxRetryAfter: number;
   readonly deadline: number | undefined;
   readonly retryOnTimeout: boolean;
+  readonly shouldRetryHeaders: boolean;
+  readonly network: NetworkStatus | undefined;
   readonly shouldRetry: ShouldRetry | undefined;
   readonly onRetry: OnRetry | undefined;
   readonly random: () => number;
@@ -165,4 +185,5 @@ export const DEFAULTS = {
   idempotencyKeyHeader: 'Idempotency-Key',
   maxRetryAfter: 60_000,
   retryOnTimeout: true,
+  shouldRetryHeaders: true,
 } as const;

@@ -1,7 +1,11 @@
 import type { HeadersLike } from './headers.js';
+import { isNotSentCode } from './not-sent.js';
 
-/** How an attempt failed without a response, in the core's terms. */
-export type ErrorKind = 'network' | 'timeout' | 'abort' | 'tls' | 'unknown';
+/**
+ * How an attempt failed without a response, in the core's terms. `'not-sent'` is a network failure that proves
+ * no byte of the request left (a refused connection, a DNS failure, a connect timeout).
+ */
+export type ErrorKind = 'network' | 'not-sent' | 'timeout' | 'abort' | 'tls' | 'unknown';
 
 /** How one attempt ended: a response, or an error of some kind. */
 export type Outcome =
@@ -17,13 +21,11 @@ export type Outcome =
     }
   | { readonly type: 'error'; readonly kind: ErrorKind; readonly error: unknown };
 
-// Connection-level failures that a new attempt can fix. ENOTFOUND is left out on purpose: an unknown host
-// stays unknown; EAI_AGAIN is the resolver's "try again".
+// Connection-level failures that a new attempt can fix. Those that prove nothing was sent (ECONNREFUSED, DNS
+// failures, a failed connect) are 'not-sent' first (see not-sent.ts); these are the rest.
 const NETWORK_CODES: ReadonlySet<string> = new Set([
   'ECONNRESET',
-  'ECONNREFUSED',
   'EPIPE',
-  'EAI_AGAIN',
   'EHOSTUNREACH',
   'ENETUNREACH',
   'ENETDOWN',
@@ -35,16 +37,11 @@ const NETWORK_CODES: ReadonlySet<string> = new Set([
 const TIMEOUT_CODES: ReadonlySet<string> = new Set([
   'ETIMEDOUT',
   'ESOCKETTIMEDOUT',
-  'UND_ERR_CONNECT_TIMEOUT',
   'UND_ERR_HEADERS_TIMEOUT',
   'UND_ERR_BODY_TIMEOUT',
 ]);
 // Codes that a new attempt cannot fix even though they come from the network layer.
-const PERMANENT_CODES: ReadonlySet<string> = new Set([
-  'ENOTFOUND',
-  'ERR_INVALID_URL',
-  'ERR_INVALID_PROTOCOL',
-]);
+const PERMANENT_CODES: ReadonlySet<string> = new Set(['ERR_INVALID_URL', 'ERR_INVALID_PROTOCOL']);
 const TLS_CODE = /^(?:ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH)/;
 // The messages browsers and undici give a fetch TypeError when the network failed, and the code-less
 // `TypeError('Network error')` that @mswjs/interceptors (MSW and the tools built on it) fail a Node request with.
@@ -59,8 +56,9 @@ function field(value: unknown, key: string): unknown {
  * Classifies an error by its `code` and `name`, walking the `cause` chain (undici and axios's fetch adapter wrap
  * the real socket error). Abort is left to the caller when it can tell (it knows the signal), but an error named
  * AbortError is an abort, and one named TimeoutError (`AbortSignal.timeout`'s) a timeout; then a fetch-failure
- * TypeError on the chain is a network error. Anything not recognised is `'unknown'` and is never retried (it is
- * often a bug).
+ * TypeError on the chain is a network error. A failure that proves the request never left (connection refused,
+ * DNS failure, connect timeout) is `'not-sent'`; a code-less "Failed to fetch" never is. Anything not recognised
+ * is `'unknown'` and is never retried (it is often a bug).
  */
 export function classifyError(error: unknown): ErrorKind {
   let current = error;
@@ -75,6 +73,7 @@ export function classifyError(error: unknown): ErrorKind {
     if (typeof code === 'string') {
       if (TLS_CODE.test(code)) return 'tls';
       if (PERMANENT_CODES.has(code)) return 'unknown';
+      if (isNotSentCode(code, current)) return 'not-sent';
       if (NETWORK_CODES.has(code)) return 'network';
       if (TIMEOUT_CODES.has(code)) return 'timeout';
     }
@@ -97,8 +96,9 @@ function errorCode(error: unknown): string | undefined {
 
 /**
  * Classifies the cause of an error that the client itself reports as a network failure (axios's `ERR_NETWORK`,
- * ky's `NetworkError`): a cause that classifies decides (a reset, a TLS error, a timeout); a cause with a code the
- * core does not know stays unretried (ENOTFOUND); a cause that says nothing (or none) is a network error.
+ * ky's `NetworkError`): a cause that classifies decides (a reset, a refused connection, a TLS error, a timeout);
+ * a cause with a code the core does not know stays unretried (ERR_INVALID_URL); a cause that says nothing (or
+ * none) is a network error.
  */
 export function classifyNetworkFailure(cause: unknown): ErrorKind {
   const kind = classifyError(cause);

@@ -8,8 +8,15 @@ export type RetryReason =
   | 'payload-too-large-with-timing'
   /** The connection failed: reset, refused, broken pipe, DNS try-again, "Failed to fetch". */
   | 'network-error'
+  /**
+   * The request provably never left: connection refused, DNS failure, connect timeout. Retried for any method,
+   * with or without an Idempotency-Key; it counts against `retries` and the budget like any retry.
+   */
+  | 'not-sent'
   /** The client's own per-attempt timeout fired (`retryOnTimeout`). */
   | 'timeout'
+  /** The server said `x-should-retry: true` or `Stripe-Should-Retry: true` (`shouldRetryHeaders`). */
+  | 'should-retry-header'
   /** `shouldRetry` returned true. */
   | 'should-retry';
 
@@ -25,6 +32,8 @@ export type StopReason =
   | 'aborted'
   /** A per-attempt timeout, and `retryOnTimeout` is false. */
   | 'timeout-not-retried'
+  /** The server said `x-should-retry: false` or `Stripe-Should-Retry: false` (`shouldRetryHeaders`). */
+  | 'should-retry-header'
   /** `shouldRetry` returned false. */
   | 'should-retry'
   /** The method is not in `methods` and the request has no Idempotency-Key. */

@@ -1,4 +1,5 @@
 import { isRetryBudget, RetryBudget } from './budget.js';
+import { browserNetworkStatus, type NetworkStatus } from './network.js';
 import {
   type BackoffOptions,
   DEFAULT_METHODS,
@@ -31,6 +32,8 @@ const OPTION_NAMES: ReadonlySet<string> = new Set([
   'maxRetryAfter',
   'deadline',
   'retryOnTimeout',
+  'shouldRetryHeaders',
+  'network',
   'budget',
   'shouldRetry',
   'onRetry',
@@ -155,6 +158,29 @@ export function resolveOptions(options: BackoffOptions | undefined, base?: Resol
     (v) => (typeof v === 'boolean' ? v : fail('retryOnTimeout', 'a boolean', TypeError)),
     base?.retryOnTimeout ?? DEFAULTS.retryOnTimeout,
   );
+  const shouldRetryHeaders = pick(
+    'shouldRetryHeaders',
+    (v) => (typeof v === 'boolean' ? v : fail('shouldRetryHeaders', 'a boolean', TypeError)),
+    base?.shouldRetryHeaders ?? DEFAULTS.shouldRetryHeaders,
+  );
+  const network = pick(
+    'network',
+    (v): NetworkStatus | undefined => {
+      if (v === false) return undefined;
+      const n = v as Partial<NetworkStatus> | null;
+      if (
+        typeof n !== 'object' ||
+        n === null ||
+        typeof n.isOnline !== 'function' ||
+        typeof n.onOnline !== 'function'
+      ) {
+        fail('network', 'false or an object with isOnline and onOnline functions', TypeError);
+      }
+      return v as NetworkStatus;
+    },
+    // An override that leaves `network` out keeps the base's, including a base that turned it off.
+    base === undefined ? browserNetworkStatus() : base.network,
+  );
   const timers = pick(
     'timers',
     (v) => {
@@ -189,6 +215,8 @@ export function resolveOptions(options: BackoffOptions | undefined, base?: Resol
     ),
     deadline: pick('deadline', (v) => number('deadline', v), base?.deadline),
     retryOnTimeout,
+    shouldRetryHeaders,
+    network,
     shouldRetry: pick(
       'shouldRetry',
       (v) => fn<ResolvedOptions['shouldRetry']>('shouldRetry', v),

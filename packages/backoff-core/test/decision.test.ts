@@ -806,7 +806,7 @@ describe('R8 result() and onRetry', () => {
       const decision = state.next(outcome);
       if (decision.retry) await state.wait(decision);
     }
-    const common = { retries: 3, method: 'GET', url: URL_ };
+    const common = { retries: 3, method: 'GET', url: URL_, waitingForNetwork: false };
     expect(events).toStrictEqual([
       {
         ...common,

@@ -9,9 +9,13 @@ const fetchFailed = (cause: unknown) => new TypeError('fetch failed', { cause })
 describe('R1 classifyError: error codes', () => {
   it.each<[string, ErrorKind]>([
     ['ECONNRESET', 'network'],
-    ['ECONNREFUSED', 'network'],
+    // R13: these only happen before a connection exists: nothing of the request was sent.
+    ['ECONNREFUSED', 'not-sent'],
+    ['EAI_AGAIN', 'not-sent'],
+    ['ENOTFOUND', 'not-sent'],
+    ['UND_ERR_CONNECT_TIMEOUT', 'not-sent'],
     ['EPIPE', 'network'],
-    ['EAI_AGAIN', 'network'],
+    // Without `syscall: 'connect'` these may end a connection that carried the request.
     ['EHOSTUNREACH', 'network'],
     ['ENETUNREACH', 'network'],
     ['ENETDOWN', 'network'],
@@ -21,11 +25,8 @@ describe('R1 classifyError: error codes', () => {
     ['ERR_STREAM_PREMATURE_CLOSE', 'network'],
     ['ETIMEDOUT', 'timeout'],
     ['ESOCKETTIMEDOUT', 'timeout'],
-    ['UND_ERR_CONNECT_TIMEOUT', 'timeout'],
     ['UND_ERR_HEADERS_TIMEOUT', 'timeout'],
     ['UND_ERR_BODY_TIMEOUT', 'timeout'],
-    // An unknown host stays unknown: a new attempt cannot fix it.
-    ['ENOTFOUND', 'unknown'],
     ['ERR_INVALID_URL', 'unknown'],
     ['ERR_INVALID_PROTOCOL', 'unknown'],
     ['CERT_HAS_EXPIRED', 'tls'],
@@ -60,19 +61,19 @@ describe('R1 classifyError: cause chains', () => {
     [
       "undici's TypeError('fetch failed') caused by ECONNREFUSED",
       fetchFailed(coded('ECONNREFUSED')),
-      'network',
+      'not-sent',
     ],
     [
       "undici's TypeError('fetch failed') caused by an AggregateError with code ECONNREFUSED",
       fetchFailed(Object.assign(new AggregateError([coded('ECONNREFUSED')], ''), { code: 'ECONNREFUSED' })),
-      'network',
+      'not-sent',
     ],
     [
       "undici's TypeError('fetch failed') caused by UND_ERR_CONNECT_TIMEOUT",
       fetchFailed(coded('UND_ERR_CONNECT_TIMEOUT')),
-      'timeout',
+      'not-sent',
     ],
-    ["undici's TypeError('fetch failed') caused by ENOTFOUND", fetchFailed(coded('ENOTFOUND')), 'unknown'],
+    ["undici's TypeError('fetch failed') caused by ENOTFOUND", fetchFailed(coded('ENOTFOUND')), 'not-sent'],
     [
       "undici's TypeError('fetch failed') caused by CERT_HAS_EXPIRED",
       fetchFailed(coded('CERT_HAS_EXPIRED')),
@@ -94,9 +95,14 @@ describe('R1 classifyError: cause chains', () => {
       'abort',
     ],
     [
-      'the first recognised code wins (ENOTFOUND outside ECONNRESET)',
-      Object.assign(new Error('x', { cause: coded('ECONNRESET') }), { code: 'ENOTFOUND' }),
+      'the first recognised code wins (ERR_INVALID_URL outside ECONNRESET)',
+      Object.assign(new Error('x', { cause: coded('ECONNRESET') }), { code: 'ERR_INVALID_URL' }),
       'unknown',
+    ],
+    [
+      'the first recognised code wins (ECONNRESET outside ECONNREFUSED): a reset is never not-sent',
+      Object.assign(new Error('x', { cause: coded('ECONNREFUSED') }), { code: 'ECONNRESET' }),
+      'network',
     ],
     [
       'an unrecognised outer code does not hide a known cause',
@@ -179,7 +185,8 @@ describe('R1 classifyNetworkFailure: the cause of an error the client calls a ne
     ['a cause with no code', new Error('socket hang up'), 'network'],
     ['a reset', Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }), 'network'],
     ['a TLS failure', Object.assign(new Error('bad cert'), { code: 'CERT_HAS_EXPIRED' }), 'tls'],
-    ['an unknown host', Object.assign(new Error('getaddrinfo'), { code: 'ENOTFOUND' }), 'unknown'],
+    ['an unknown host', Object.assign(new Error('getaddrinfo'), { code: 'ENOTFOUND' }), 'not-sent'],
+    ['a refused connection', Object.assign(new Error('connect'), { code: 'ECONNREFUSED' }), 'not-sent'],
     ['a code the core does not know', Object.assign(new Error('odd'), { code: 'E_ODD' }), 'unknown'],
     [
       'an undici socket error two causes down',

@@ -37,6 +37,8 @@ describe('options', () => {
       maxRetryAfter: 60_000,
       deadline: 10_000,
       retryOnTimeout: false,
+      shouldRetryHeaders: false,
+      network: { isOnline: () => true, onOnline: () => () => {} },
       budget: { reserve: 5, ratio: 0.2 },
       shouldRetry: ({ status }) => (status === 501 ? true : undefined),
       onRetry: (event) => expectTypeOf(event).toEqualTypeOf<RetryEvent>(),
@@ -98,13 +100,16 @@ describe('events', () => {
       readonly url: string | undefined;
       readonly status: number | undefined;
       readonly error: unknown;
+      readonly waitingForNetwork: boolean;
     }>();
     expectTypeOf<RetryReason>().toEqualTypeOf<
       | 'status'
       | 'idempotency-conflict'
       | 'payload-too-large-with-timing'
       | 'network-error'
+      | 'not-sent'
       | 'timeout'
+      | 'should-retry-header'
       | 'should-retry'
     >();
   });
@@ -128,7 +133,9 @@ describe('decisions and the retry state', () => {
   });
 
   it('types an outcome: a response, or an error of a known kind', () => {
-    expectTypeOf<ErrorKind>().toEqualTypeOf<'network' | 'timeout' | 'abort' | 'tls' | 'unknown'>();
+    expectTypeOf<ErrorKind>().toEqualTypeOf<
+      'network' | 'not-sent' | 'timeout' | 'abort' | 'tls' | 'unknown'
+    >();
     const state = createBackoff().start();
     state.next({ type: 'error', kind: 'network', error: new TypeError('fetch failed') });
     // @ts-expect-error not an error kind

@@ -101,7 +101,7 @@ describe.each(CLIENTS.map((client) => [client.name, client] as const))(
       });
       const response = await instance(`http://127.0.0.1:${port}/items`);
       expect(response.status).toBe(200);
-      expect(events.map((event) => event.reason)).toEqual(['network-error']);
+      expect(events.map((event) => event.reason)).toEqual(['not-sent']);
       expect(recovered?.hits).toHaveLength(1);
       expect(getBackoffResult(response)).toMatchObject({ attempts: 2 });
     });

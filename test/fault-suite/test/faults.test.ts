@@ -93,6 +93,9 @@ describe.each(DRIVERS)('faults: $name', (driver) => {
       }
     }
     expect(events.map((event) => event.delay)).toEqual(expected.waits);
+    if (expected.retryReasons !== undefined) {
+      expect(events.map((event) => event.reason)).toEqual(expected.retryReasons);
+    }
     for (let i = 1; i < hits.length; i++) {
       const previous = hits[i - 1];
       const gap = (hits[i]?.at ?? 0) - (previous?.at ?? 0);

@@ -1,5 +1,6 @@
 import type { BackoffOptions, BackoffResult, RetryEvent } from 'backoff-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FakeNetwork } from './fake-network.js';
 import { API, ScriptedApi } from './scripted-api.js';
 import { VirtualClock } from './virtual-clock.js';
 
@@ -451,6 +452,123 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       // 30 first attempts, 20 retries after the first window, 10 after the second: every one waited as told.
       expect(route.hits).toHaveLength(60);
       expect(new Set(clock.waits)).toEqual(new Set([2200]));
+    });
+
+    // R12: the server's explicit word, read from the response as the client hands it over.
+    it.each([
+      ['x-should-retry', 'false', 503, 1, 'should-retry-header'],
+      ['Stripe-Should-Retry', 'false', 500, 1, 'should-retry-header'],
+      ['x-should-retry', 'false', 429, 1, 'should-retry-header'],
+      ['x-should-retry', 'true', 400, 2, 'success'],
+      ['Stripe-Should-Retry', 'true', 409, 2, 'success'],
+      ['X-Should-Retry', 'TRUE', 501, 2, 'success'],
+      ['x-should-retry', 'maybe', 503, 2, 'success'],
+      ['x-should-retry', 'maybe', 400, 1, 'not-retryable-status'],
+    ] as const)('R12: %s: %s on a %i: %i request(s), %s', async (header, value, status, hits, reason) => {
+      const route = api.script('/hinted', [{ status, headers: { [header]: value } }, 200]);
+      const events: RetryEvent[] = [];
+      const settled = await client({ onRetry: (event) => events.push(event) }).send({
+        method: 'PUT',
+        path: '/hinted',
+        json: { n: 1 },
+      });
+      expect(route.hits).toHaveLength(hits);
+      expect(settled.result).toMatchObject({ attempts: hits, reason });
+      if (hits === 1) expectHttpFailure(settled, status);
+      else expect(settled).toMatchObject({ ok: true, status: 200 });
+      if (value === 'true' || value === 'TRUE') {
+        expect(events.map((event) => event.reason)).toEqual(['should-retry-header']);
+      }
+    });
+
+    it('R12: x-should-retry: true does not lift the method gate, retries, maxRetryAfter or the budget', async () => {
+      const yes = { 'x-should-retry': 'true' };
+      const post = api.script('/post', [{ status: 400, headers: yes }, 200]);
+      const keyless = await client().send({ method: 'POST', path: '/post', json: { n: 1 } });
+      expectHttpFailure(keyless, 400);
+      expect(post.hits).toHaveLength(1);
+      expect(keyless.result?.reason).toBe('method-not-idempotent');
+
+      const always = api.script('/always', [{ status: 400, headers: yes }]);
+      const exhausted = await client({ retries: 2 }).send({ method: 'GET', path: '/always' });
+      expectHttpFailure(exhausted, 400);
+      expect(always.hits).toHaveLength(3);
+      expect(exhausted.result?.reason).toBe('retries-exhausted');
+
+      const later = api.script('/later', [{ status: 400, headers: { ...yes, 'Retry-After': '120' } }, 200]);
+      const tooLong = await client().send({ method: 'GET', path: '/later' });
+      expect(later.hits).toHaveLength(1);
+      expect(tooLong.result).toMatchObject({ reason: 'retry-after-too-long', serverDelay: 120_000 });
+
+      const budgeted = api.script('/budgeted', [{ status: 400, headers: yes }]);
+      const c = client({ budget: { reserve: 1, ratio: 0 }, retries: 5 });
+      const first = await c.send({ method: 'GET', path: '/budgeted' });
+      expect(first.result).toMatchObject({ attempts: 2, reason: 'budget-exhausted' });
+      expect(budgeted.hits).toHaveLength(2);
+
+      const late = api.script('/deadline', [{ status: 400, headers: yes }]);
+      const ended = await client({ deadline: 400 }).send({ method: 'GET', path: '/deadline' });
+      expect(late.hits).toHaveLength(1);
+      expect(ended.result?.reason).toBe('deadline');
+    });
+
+    it('R12: shouldRetryHeaders: false ignores both headers, for the client or one request', async () => {
+      const no = api.script('/no', [{ status: 503, headers: { 'x-should-retry': 'false' } }, 200]);
+      expect(await client({ shouldRetryHeaders: false }).send({ method: 'GET', path: '/no' })).toMatchObject({
+        ok: true,
+        status: 200,
+      });
+      expect(no.hits).toHaveLength(2);
+
+      const yes = api.script('/yes', [{ status: 400, headers: { 'Stripe-Should-Retry': 'true' } }, 200]);
+      const settled = await client().send({
+        method: 'GET',
+        path: '/yes',
+        backoff: { shouldRetryHeaders: false },
+      });
+      expectHttpFailure(settled, 400);
+      expect(yes.hits).toHaveLength(1);
+      expect(settled.result?.reason).toBe('not-retryable-status');
+    });
+
+    // R14: an offline device (a fake network source: Node has none of its own) holds a network-error retry back.
+    it('R14: a network error while offline is retried only once the device is back online', async () => {
+      const route = api.script('/offline', ['network-error', 200]);
+      const network = new FakeNetwork(false);
+      const events: RetryEvent[] = [];
+      const c = client({ network, onRetry: (event) => events.push(event) });
+      clock.auto = false;
+      const pending = c.send({ method: 'GET', path: '/offline' });
+      expect(await clock.nextWait()).toBe(500);
+      clock.advance(500);
+      // The computed delay is over; give the client every chance to send too early.
+      for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setImmediate(resolve));
+      expect(route.hits).toHaveLength(1);
+      network.goOnline();
+      const settled = await pending;
+      expect(settled).toMatchObject({ ok: true, status: 200 });
+      expect(route.hits).toHaveLength(2);
+      expect(events.map((event) => event.waitingForNetwork)).toEqual([true]);
+      expect(network.listeners).toBe(0);
+    });
+
+    it("R14: the deadline ends a wait for the network with the client's own network error", async () => {
+      const route = api.script('/offline', ['network-error', 200]);
+      const network = new FakeNetwork(false);
+      const c = client({ network, deadline: 5000 });
+      clock.auto = false;
+      const pending = c.send({ method: 'GET', path: '/offline' });
+      expect(await clock.nextWait()).toBe(500);
+      clock.advance(500);
+      // The rest of the deadline is the next timer: the wait for the network ends with it.
+      expect(await clock.nextWait()).toBe(4500);
+      clock.advance(4500);
+      const settled = await pending;
+      expect(settled.ok).toBe(false);
+      if (!settled.ok) expect(driver.errorKind(settled.error)).toBe('network');
+      expect(settled.result).toMatchObject({ attempts: 1, reason: 'deadline', totalDelay: 5000 });
+      expect(route.hits).toHaveLength(1);
+      expect(network.listeners).toBe(0);
     });
 
     it('R6: under an always-503 server the budget stops retries after its reserve', async () => {

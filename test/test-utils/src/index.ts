@@ -5,6 +5,7 @@ export {
   type Settled,
   type SuiteRequest,
 } from './behaviour-suite.js';
+export { FakeNetwork } from './fake-network.js';
 export {
   axiosRequestOptions,
   axiosResponseBody,

@@ -21,6 +21,11 @@ export class Countdown {
 
   start(event: RetryEvent): void {
     this.stop();
+    if (event.waitingForNetwork) {
+      // Offline (R14): the retry goes out once the browser is back online, so there is nothing to count down.
+      this.#render(`Offline: waiting for the network… (attempt ${event.retry + 1} of ${event.retries + 1})`);
+      return;
+    }
     const end = performance.now() + event.delay;
     const tick = () => {
       const left = end - performance.now();

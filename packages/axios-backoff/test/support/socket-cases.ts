@@ -84,7 +84,7 @@ export function describeSocketCases(ax: AxiosStatic, adapter: AdapterName): void
       expect(hits()).toHaveLength(1);
       expect(response.backoff).toMatchObject({ attempts: 2 });
       const [event] = events;
-      expect(event?.reason).toBe('network-error');
+      expect(event?.reason).toBe('not-sent');
       const error = event?.error as AxiosError;
       expect(adapter === 'http' ? error.code : (error.cause as { code?: string }).code).toBe('ECONNREFUSED');
     });

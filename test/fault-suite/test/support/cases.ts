@@ -24,6 +24,8 @@ export interface Expected {
   readonly status?: number;
   readonly reason: string;
   readonly serverDelay?: number;
+  /** The reason of every retry, in order, when the case names them. */
+  readonly retryReasons?: readonly string[];
 }
 
 /** One fault, run against every client. */
@@ -104,6 +106,7 @@ export const CASES: readonly FaultCase[] = [
     name: 'reset before the response (POST without a key): sent once',
     steps: ['reset', 200],
     request: POST,
+    // R13: the request was sent (the server read it): a reset proves nothing, so it is never repeated.
     expect: () => failed('network', 1, 'method-not-idempotent'),
   },
   {
@@ -141,12 +144,26 @@ export const CASES: readonly FaultCase[] = [
     flow: { kind: 'refuse', recoverAt: 2 },
     expect: () => ok(1, [500, 1000], 3),
   },
+  // R13: a refused connection proves nothing was sent, so even a keyless POST is retried; the server applies it
+  // exactly once (the suite checks that no keyless POST reaches it twice).
   {
-    name: 'refused (POST without a key): not retried, nothing reaches the server',
-    steps: [200],
+    name: 'refused (POST without a key), then back: retried, applied exactly once',
+    steps: [201],
     request: POST,
     flow: { kind: 'refuse', recoverAt: 1 },
-    expect: () => ({ ...failed('network', 0, 'method-not-idempotent'), attempts: 1 }),
+    expect: () => ({ ...ok(1, [500], 2), retryReasons: ['not-sent'] }),
+  },
+  {
+    name: 'refused on every attempt (POST without a key): retried up to retries, nothing reaches the server',
+    steps: [201],
+    request: POST,
+    options: { retries: 2 },
+    flow: { kind: 'refuse', recoverAt: 99 },
+    expect: () => ({
+      ...failed('network', 0, 'retries-exhausted', [500, 1000]),
+      attempts: 3,
+      retryReasons: ['not-sent', 'not-sent'],
+    }),
   },
 
   // Stalled headers: the client's own per-attempt timeout (real time) fires. 250 ms, so that the attempt that is
@@ -236,6 +253,24 @@ export const CASES: readonly FaultCase[] = [
     steps: [{ kind: 'respond', status: 429, headers: { 'retry-after': '45' } }, 200],
     options: { deadline: 30_000 },
     expect: () => failed('http', 1, 'deadline', [], { status: 429, serverDelay: 45_000 }),
+  },
+
+  // R12: the server's own word, on real sockets (Node's http parser, undici's Headers).
+  {
+    name: "503 with 'x-should-retry: false': not retried",
+    steps: [{ kind: 'respond', status: 503, headers: { 'x-should-retry': 'false' } }, 200],
+    expect: () => failed('http', 1, 'should-retry-header', [], { status: 503 }),
+  },
+  {
+    name: "400 with 'Stripe-Should-Retry: true': retried",
+    steps: [{ kind: 'respond', status: 400, headers: { 'Stripe-Should-Retry': 'true' } }, 200],
+    expect: () => ({ ...ok(2, [500]), retryReasons: ['should-retry-header'] }),
+  },
+  {
+    name: "400 with 'x-should-retry: true' (POST without a key): sent once",
+    steps: [{ kind: 'respond', status: 400, headers: { 'x-should-retry': 'true' } }, 200],
+    request: POST,
+    expect: () => failed('http', 1, 'method-not-idempotent', [], { status: 400 }),
   },
 
   // Kept-alive sockets: the server resets a socket the client reuses (the keep-alive race).

@@ -1,0 +1,148 @@
+import {
+  type BackoffOptions,
+  classifyError,
+  createBackoff,
+  type Outcome,
+  type RequestDescription,
+  RetryBudget,
+} from 'backoff-core';
+import { describe, expect, it } from 'vitest';
+
+const NOW = Date.UTC(2026, 11, 2, 12, 0, 0);
+const URL_ = 'http://127.0.0.1:8080/orders';
+
+// What Node reports, as it reports it: the system error with its syscall and destination.
+const systemError = (code: string, fields: Record<string, unknown>) =>
+  Object.assign(new Error(`${String(fields.syscall)} ${code}`), { code, ...fields });
+const refused = (address = '127.0.0.1', port = 8080) =>
+  systemError('ECONNREFUSED', { syscall: 'connect', address, port });
+const notFound = (hostname: string) => systemError('ENOTFOUND', { syscall: 'getaddrinfo', hostname });
+const fetchFailed = (cause: unknown) => new TypeError('fetch failed', { cause });
+
+const policy = (options: BackoffOptions = {}) =>
+  createBackoff({ random: () => 0.5, now: () => NOW, budget: false, ...options });
+const failed = (error: unknown): Outcome => ({ type: 'error', kind: classifyError(error), error });
+const decide = (error: unknown, request: RequestDescription = {}, options: BackoffOptions = {}) =>
+  policy(options)
+    .start({ url: URL_, method: 'POST', ...request })
+    .next(failed(error));
+
+describe('R13 classifyError: failures that prove nothing was sent', () => {
+  it.each<[string, unknown]>([
+    ['a refused connect (fetch: the cause of "fetch failed")', fetchFailed(refused())],
+    ['a DNS failure (ENOTFOUND)', notFound('api.test')],
+    [
+      'a DNS try-again (EAI_AGAIN)',
+      systemError('EAI_AGAIN', { syscall: 'getaddrinfo', hostname: 'api.test' }),
+    ],
+    ['an unreachable host, from connect()', systemError('EHOSTUNREACH', { syscall: 'connect' })],
+    ['an unreachable network, from connect()', systemError('ENETUNREACH', { syscall: 'connect' })],
+    ["the OS's connect timeout", systemError('ETIMEDOUT', { syscall: 'connect' })],
+    ["undici's connect timeout", fetchFailed(systemError('UND_ERR_CONNECT_TIMEOUT', {}))],
+    [
+      "axios's copy of the code, with the system error as its cause",
+      Object.assign(new Error('connect EHOSTUNREACH'), {
+        code: 'EHOSTUNREACH',
+        cause: systemError('EHOSTUNREACH', { syscall: 'connect' }),
+      }),
+    ],
+    [
+      "Node's happy-eyeballs AggregateError, whose members say connect",
+      Object.assign(new AggregateError([systemError('ENETUNREACH', { syscall: 'connect' })], ''), {
+        code: 'ENETUNREACH',
+      }),
+    ],
+  ])('%s', (_label, error) => {
+    expect(classifyError(error)).toBe('not-sent');
+  });
+
+  it.each<[string, unknown, string]>([
+    ['a reset (the request may have been read)', systemError('ECONNRESET', { syscall: 'read' }), 'network'],
+    ['an unreachable host on a later read', systemError('EHOSTUNREACH', { syscall: 'read' }), 'network'],
+    ['an unreachable host with no syscall', systemError('EHOSTUNREACH', {}), 'network'],
+    ['a timeout after connecting', systemError('ETIMEDOUT', { syscall: 'read' }), 'timeout'],
+    ["undici's headers timeout", fetchFailed(systemError('UND_ERR_HEADERS_TIMEOUT', {})), 'timeout'],
+    ["undici's socket error", fetchFailed(systemError('UND_ERR_SOCKET', {})), 'network'],
+    ['a TLS failure', fetchFailed(systemError('CERT_HAS_EXPIRED', {})), 'tls'],
+    ["a browser's 'Failed to fetch' (a browser cannot tell)", new TypeError('Failed to fetch'), 'network'],
+    ["undici's 'fetch failed' with no code", fetchFailed(new Error('other side closed')), 'network'],
+  ])('never %s', (_label, error, kind) => {
+    expect(classifyError(error)).toBe(kind);
+  });
+});
+
+describe('R13 decisions: a request that never left is retried for any method', () => {
+  it.each(['POST', 'PATCH', 'LOCK'])('a keyless %s whose connection was refused', (method) => {
+    expect(decide(fetchFailed(refused()), { method })).toMatchObject({ retry: true, reason: 'not-sent' });
+  });
+
+  it('with or without an Idempotency-Key, and for idempotent methods too', () => {
+    const headers = { 'Idempotency-Key': '"k"' };
+    expect(decide(refused(), { headers })).toMatchObject({ retry: true, reason: 'not-sent' });
+    expect(decide(refused(), { method: 'GET' })).toMatchObject({ retry: true, reason: 'not-sent' });
+  });
+
+  it('a keyless POST reset after it was sent is never repeated', () => {
+    expect(decide(fetchFailed(systemError('ECONNRESET', { syscall: 'read' })))).toMatchObject({
+      retry: false,
+      reason: 'method-not-idempotent',
+    });
+  });
+
+  it('an unknown host (ENOTFOUND) is retried like any not-sent failure, within retries', () => {
+    const state = policy({ retries: 2 }).start({ url: 'http://api.test/orders', method: 'POST' });
+    const error = fetchFailed(notFound('api.test'));
+    expect(state.next(failed(error))).toMatchObject({ retry: true, reason: 'not-sent', delay: 500 });
+    expect(state.next(failed(error))).toMatchObject({ retry: true, reason: 'not-sent', delay: 1000 });
+    expect(state.next(failed(error))).toMatchObject({ retry: false, reason: 'retries-exhausted' });
+  });
+
+  it('counts against the budget: an empty budget refuses it', () => {
+    const budget = new RetryBudget({ reserve: 1, ratio: 0 });
+    const backoff = policy({ budget });
+    expect(backoff.start({ url: URL_, method: 'POST' }).next(failed(refused()))).toMatchObject({
+      retry: true,
+      reason: 'not-sent',
+    });
+    expect(backoff.start({ url: URL_, method: 'POST' }).next(failed(refused()))).toMatchObject({
+      retry: false,
+      reason: 'budget-exhausted',
+    });
+  });
+
+  it('a one-shot body is still never re-sent', () => {
+    expect(decide(refused(), { replayable: false })).toMatchObject({
+      retry: false,
+      reason: 'body-not-replayable',
+    });
+  });
+
+  it('shouldRetry: false still has the last word', () => {
+    expect(decide(refused(), {}, { shouldRetry: () => false })).toMatchObject({
+      retry: false,
+      reason: 'should-retry',
+    });
+  });
+});
+
+describe('R13 a failure on another destination (a redirect, a proxy) may follow a request that was sent', () => {
+  it.each<[string, unknown, string]>([
+    ['refused on another port', refused('127.0.0.1', 9090), URL_],
+    ['refused on another IP address', refused('127.0.0.2', 8080), URL_],
+    ['refused on the default port of another scheme', refused('127.0.0.1', 80), 'https://127.0.0.1/orders'],
+    ['another host not found', fetchFailed(notFound('elsewhere.test')), 'http://api.test/orders'],
+  ])('%s: the method gate applies', (_label, error, url) => {
+    expect(decide(error, { url })).toMatchObject({ retry: false, reason: 'method-not-idempotent' });
+    expect(decide(error, { url, method: 'GET' })).toMatchObject({ retry: true, reason: 'network-error' });
+  });
+
+  it.each<[string, unknown, string]>([
+    ['the same IP and port', refused('127.0.0.1', 8080), URL_],
+    ['a host name (its address cannot be compared)', refused('10.0.0.7', 80), 'http://API.test/orders'],
+    ['an IPv6 literal', refused('::1', 8080), 'http://[::1]:8080/orders'],
+    ['the same host not found', notFound('api.test'), 'http://api.test/orders'],
+    ['no URL to compare', refused('127.0.0.1', 1), 'not a url'],
+  ])('%s: not sent', (_label, error, url) => {
+    expect(decide(error, { url })).toMatchObject({ retry: true, reason: 'not-sent' });
+  });
+});

@@ -1,5 +1,16 @@
-import axios, { type AxiosAdapter, type AxiosResponse, type InternalAxiosRequestConfig } from 'axios';
-import type { Backoff, Outcome } from 'backoff-core';
+import axios, {
+  type AxiosAdapter,
+  AxiosError,
+  type AxiosResponse,
+  type InternalAxiosRequestConfig,
+} from 'axios';
+import {
+  type Backoff,
+  type BackoffResult,
+  getBackoffResult,
+  type Outcome,
+  type RetryState,
+} from 'backoff-core';
 import { type AdapterSetting, resolveAdapter } from './axios-compat.js';
 import { discardResponse, isReplayable } from './body.js';
 import { cancellation, waitSignal } from './cancel.js';
@@ -54,12 +65,17 @@ async function sendWithRetries(
   if (backoff !== undefined && (typeof backoff !== 'object' || backoff === null)) rejectBadOverride(backoff);
   const policy = backoff === undefined ? installation.policy : installation.policy.extend(backoff);
 
-  const state = policy.start({
-    method: config.method,
-    url: requestUrl(config),
-    headers: config.headers,
-    replayable: isReplayable(config.data),
-  });
+  let state: RetryState;
+  try {
+    state = policy.start({
+      method: config.method,
+      url: requestUrl(config),
+      headers: config.headers,
+      replayable: isReplayable(config.data),
+    });
+  } catch (error) {
+    throw circuitOpen(error, config);
+  }
   if (state.idempotencyKey !== undefined) {
     // Only when the user opted in (R10): a new header can turn a simple CORS request into a preflighted one.
     config.headers.set(policy.options.idempotencyKeyHeader, state.idempotencyKey);
@@ -88,11 +104,23 @@ async function sendWithRetries(
     } catch (reason) {
       // Aborted during the wait: reject at once, as axios would for a request cancelled before it is sent.
       // Anything else is `onRetry` throwing, which ends the call with its error.
-      throw withResult(cancellation(config) ?? reason, state.result());
+      throw withResult(cancellation(config) ?? circuitOpen(reason, config), state.result());
     } finally {
       release();
     }
   }
+}
+
+/**
+ * An open circuit (issue 15) as axios reports a failure: an AxiosError with the code `'ERR_CIRCUIT_OPEN'` and the
+ * core's `CircuitOpenError` as `cause`, so that interceptors and `axios.isAxiosError` work as for any error.
+ * Any other error is returned as it is.
+ */
+function circuitOpen(error: unknown, config: InternalAxiosRequestConfig): unknown {
+  if ((error as { code?: unknown } | null)?.code !== 'ERR_CIRCUIT_OPEN') return error;
+  const wrapped = new AxiosError((error as Error).message, 'ERR_CIRCUIT_OPEN', config);
+  wrapped.cause = error as Error;
+  return withResult(wrapped, getBackoffResult(error) as BackoffResult);
 }
 
 /** An adapter that retries `setting` (the request's own adapter) under one installation's policy. */

@@ -8,6 +8,7 @@ import type { Outcome } from './outcome.js';
 import type { RetryReason, StopReason } from './reasons.js';
 import { parseRetryAfter } from './server-timing.js';
 import { sleep } from './sleep.js';
+import type { CallWatcher } from './watch.js';
 
 /** One logical request, as the core needs to know it. */
 export interface RequestDescription {
@@ -57,6 +58,8 @@ export class RetryState {
   #previousDelay: number | undefined;
   #last: Decision | undefined;
   #outcome: Outcome | undefined;
+  /** The circuit breaker and metrics of the policy, when it has any (issue 15). */
+  readonly #watch: CallWatcher | undefined;
 
   readonly method: string;
   readonly url: string | undefined;
@@ -66,9 +69,19 @@ export class RetryState {
    */
   readonly idempotencyKey: string | undefined;
 
-  constructor(options: ResolvedOptions, budget: RetryBudget | undefined, request: RequestDescription = {}) {
+  /**
+   * Throws a `CircuitOpenError` when the policy has a circuit breaker and the request's origin is open: the
+   * call must fail with it, nothing sent.
+   */
+  constructor(
+    options: ResolvedOptions,
+    budget: RetryBudget | undefined,
+    request: RequestDescription = {},
+    watch?: CallWatcher,
+  ) {
     this.#options = options;
     this.#budget = budget;
+    this.#watch = watch;
     this.#started = options.now();
     this.method = (request.method ?? 'GET').toUpperCase();
     this.url = request.url;
@@ -82,6 +95,7 @@ export class RetryState {
         ? generateIdempotencyKey(setting)
         : undefined;
     this.#hasKey = existing !== undefined || this.idempotencyKey !== undefined;
+    watch?.start(this);
   }
 
   /** Attempts recorded so far. */
@@ -130,6 +144,7 @@ export class RetryState {
   #stop(reason: StopDecision['reason'], serverDelay: number | undefined): StopDecision {
     const decision: StopDecision = { retry: false, reason, serverDelay };
     this.#last = decision;
+    this.#watch?.end(this, reason);
     return decision;
   }
 
@@ -146,6 +161,8 @@ export class RetryState {
         ? parseRetryAfter(outcome.headers, options.now())
         : undefined;
     let verdict = this.#classify(outcome, serverDelay);
+    // Issue 15: the breaker learns from every attempt; `true` means its circuit is not closed.
+    const circuitOpen = this.#watch?.attempt(this, outcome, verdict.retryable, serverDelay);
     if (!verdict.retryable && (outcome.type === 'response' ? outcome.status < 500 : false)) {
       // The server answered: from the budget's point of view this request did not fail.
       this.#budget?.recordSuccess();
@@ -185,6 +202,8 @@ export class RetryState {
       delay = serverDelayWithJitter(serverDelay, Math.min(options.maxRetryAfter, remaining), options.random);
     }
     if (delay > remaining) return this.#stop('deadline', serverDelay);
+    // A retry never waits into an open circuit (issue 15).
+    if (circuitOpen) return this.#stop('circuit-open', serverDelay);
     if (this.#budget && !this.#budget.tryAcquire()) return this.#stop('budget-exhausted', serverDelay);
 
     this.#previousDelay = delay;
@@ -195,7 +214,8 @@ export class RetryState {
 
   /**
    * Fires `onRetry`, then waits the decision's delay. Rejects at once with the signal's reason when it aborts
-   * (R7); the caller then must not send another attempt.
+   * (R7), or with a `CircuitOpenError` when the origin's circuit opened during the wait (issue 15); the caller
+   * then must not send another attempt.
    */
   async wait(decision: RetryDecision, signal?: AbortSignal | null): Promise<void> {
     const outcome = this.#outcome;
@@ -215,9 +235,11 @@ export class RetryState {
     try {
       await sleep(decision.delay, signal, this.#options.timers);
       this.#totalDelay += decision.delay;
+      this.#watch?.resume(this);
     } catch (reason) {
       // Aborted: count only the part of the wait that passed.
       this.#totalDelay += Math.min(decision.delay, Math.max(0, this.#options.now() - started));
+      this.#watch?.end(this, 'aborted');
       throw reason;
     }
   }

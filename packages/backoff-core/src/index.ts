@@ -1,6 +1,15 @@
 export { type Backoff, createBackoff } from './backoff.js';
 export { isRetryBudget, RetryBudget, type RetryBudgetOptions, type RetryBudgetSnapshot } from './budget.js';
 export {
+  CircuitBreaker,
+  type CircuitBreakerOptions,
+  type CircuitBreakerSnapshot,
+  CircuitOpenError,
+  type CircuitSnapshot,
+  type CircuitState,
+  type CircuitStateChange,
+} from './circuit-breaker.js';
+export {
   type Decision,
   type RequestDescription,
   type RetryDecision,
@@ -12,6 +21,12 @@ export type { BackoffResult, RetryEvent, ShouldRetryContext } from './events.js'
 export { type BackoffRequestInit, type FetchLike, type FetchWithBackoff, withBackoff } from './fetch.js';
 export { type HeaderGetter, type HeadersLike, headerGetter } from './headers.js';
 export { parseHttpDate } from './http-date.js';
+export {
+  BackoffMetrics,
+  type BackoffMetricsOptions,
+  type BackoffMetricsSnapshot,
+  type MeterLike,
+} from './metrics.js';
 export {
   type BackoffOptions,
   DEFAULT_METHODS,
@@ -26,3 +41,4 @@ export { attachResult, getBackoffResult } from './result.js';
 export { parseRetryAfter } from './server-timing.js';
 export { abortReason, defaultTimers, sleep, type TimerProvider } from './sleep.js';
 export { MAX_TIMER_DELAY } from './validate.js';
+export type { CallWatcher, Watchable } from './watch.js';

@@ -205,6 +205,8 @@ describe('R9 valid options: boundaries accepted, defaults kept', () => {
       deadline: undefined,
       retryOnTimeout: undefined,
       budget: undefined,
+      circuitBreaker: undefined,
+      metrics: undefined,
       shouldRetry: undefined,
       onRetry: undefined,
       random: undefined,

@@ -1,4 +1,4 @@
-import type { BackoffOptions, BackoffResult, RetryEvent } from 'backoff-core';
+import type { BackoffOptions, BackoffResult, CircuitOpenError, RetryEvent } from 'backoff-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { API, ScriptedApi } from './scripted-api.js';
 import { VirtualClock } from './virtual-clock.js';
@@ -39,6 +39,11 @@ export interface BackoffClientDriver {
   create(baseUrl: string, options: BackoffOptions): { send(request: SuiteRequest): Promise<Settled> };
   /** Classifies a final error by the client's own error types (`instanceof` / the client's guards). */
   errorKind(error: unknown): ErrorKindSeen;
+  /**
+   * The core's `CircuitOpenError` a call failed with, where the client puts it (axios: the `cause` of an
+   * AxiosError with the code 'ERR_CIRCUIT_OPEN'). Without it, the error itself must be one.
+   */
+  circuitOpen?(error: unknown): CircuitOpenError | undefined;
 }
 
 /**

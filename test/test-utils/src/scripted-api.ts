@@ -9,6 +9,9 @@ export type { Step };
  */
 export const API = 'http://127.0.0.1:4599';
 
+/** A second simulated origin (another port on loopback): what a client that talks to two backends sees. */
+export const API_2 = 'http://127.0.0.1:4598';
+
 /** What the server saw of one request. */
 export interface Hit {
   readonly method: string;
@@ -26,20 +29,29 @@ export type Route = RouteOf<Hit>;
  */
 export class ScriptedApi {
   readonly server: SetupServer;
-  readonly #routes = new ScriptedRoutes<Hit>(async (request) => ({
-    method: request.method,
-    url: request.url,
-    headers: new Headers(request.headers),
-    body: await request.text(),
-  }));
+  readonly #routes = new Map<string, ScriptedRoutes<Hit>>();
 
-  constructor() {
-    this.server = setupServer(this.#routes.handler(API));
+  /** `origins`: the base URLs it answers for, each with routes of its own. */
+  constructor(origins: readonly string[] = [API]) {
+    for (const origin of origins) {
+      this.#routes.set(
+        origin,
+        new ScriptedRoutes<Hit>(async (request) => ({
+          method: request.method,
+          url: request.url,
+          headers: new Headers(request.headers),
+          body: await request.text(),
+        })),
+      );
+    }
+    this.server = setupServer(...[...this.#routes].map(([origin, routes]) => routes.handler(origin)));
   }
 
-  /** Scripts `path` (e.g. '/items') and returns its server-side record. */
-  script(path: string, steps: readonly Step[]): Route {
-    return this.#routes.script(path, steps);
+  /** Scripts `path` (e.g. '/items') of `origin` and returns its server-side record. */
+  script(path: string, steps: readonly Step[], origin = API): Route {
+    const routes = this.#routes.get(origin);
+    if (routes === undefined) throw new Error(`This ScriptedApi does not answer for ${origin}.`);
+    return routes.script(path, steps);
   }
 
   listen(): void {
@@ -47,7 +59,7 @@ export class ScriptedApi {
   }
 
   reset(): void {
-    this.#routes.reset();
+    for (const routes of this.#routes.values()) routes.reset();
     this.server.resetHandlers();
   }
 

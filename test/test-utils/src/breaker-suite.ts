@@ -14,6 +14,21 @@ function circuitOpen(driver: BackoffClientDriver, settled: Settled): CircuitOpen
   return settled.error instanceof CircuitOpenError ? settled.error : undefined;
 }
 
+/**
+ * A ScriptedApi for one describe block: listening during its tests; after each test no wait of `clock()` may be
+ * left pending (no leaked timer) and the routes are reset.
+ */
+function scriptedApi(origins: readonly string[], clock: () => VirtualClock): ScriptedApi {
+  const api = new ScriptedApi(origins);
+  beforeAll(() => api.listen());
+  afterEach(() => {
+    expect(clock().pendingCount).toBe(0);
+    api.reset();
+  });
+  afterAll(() => api.close());
+  return api;
+}
+
 const GET = (path: string, extra: Partial<SuiteRequest> = {}): SuiteRequest => ({
   method: 'GET',
   path,
@@ -30,15 +45,8 @@ const hits = (...routes: Route[]) => routes.reduce((sum, route) => sum + route.h
  */
 export function describeCircuitBreakerClient(driver: BackoffClientDriver): void {
   describe(`circuit breaker suite: ${driver.name}`, () => {
-    const api = new ScriptedApi([API, API_2]);
     let clock: VirtualClock;
-
-    beforeAll(() => api.listen());
-    afterEach(() => {
-      expect(clock.pendingCount).toBe(0);
-      api.reset();
-    });
-    afterAll(() => api.close());
+    const api = scriptedApi([API, API_2], () => clock);
 
     /** A client on the shared clock; `breaker` may be shared with another client. */
     const client = (breaker: CircuitBreaker, options: BackoffOptions = {}, base = API) =>
@@ -205,15 +213,8 @@ export function describeCircuitBreakerClient(driver: BackoffClientDriver): void 
  */
 export function describeMetricsClient(driver: BackoffClientDriver): void {
   describe(`metrics suite: ${driver.name}`, () => {
-    const api = new ScriptedApi();
     let clock: VirtualClock;
-
-    beforeAll(() => api.listen());
-    afterEach(() => {
-      expect(clock.pendingCount).toBe(0);
-      api.reset();
-    });
-    afterAll(() => api.close());
+    const api = scriptedApi([API], () => clock);
 
     const client = (options: BackoffOptions) => {
       clock = new VirtualClock();

@@ -16,20 +16,37 @@ export interface SizeEntry {
   readonly budget?: number;
 }
 
+// The adapters are measured as a user imports them: the adapter function alone (src/size/*-only.ts), so that the
+// opt-in CircuitBreaker and BackoffMetrics, which the packages also export, count only where they are used.
 export const SIZE_ENTRIES: readonly SizeEntry[] = [
   {
     name: 'axios-backoff (with backoff-core)',
-    path: '../packages/axios-backoff/src/index.ts',
+    path: 'src/size/axios-backoff-only.ts',
     external: ['axios'],
-    budget: 8170,
+    // 6886 before issue 15 measured this way; +283 for the breaker/metrics hooks (their classes tree-shake away).
+    budget: 7280,
   },
   {
     name: 'ky-backoff (with backoff-core)',
-    path: '../packages/ky-backoff/src/index.ts',
+    path: 'src/size/ky-backoff-only.ts',
     external: ['ky'],
-    budget: 9200,
+    // 7190 before issue 15 measured this way; +192 for the breaker/metrics hooks.
+    budget: 7490,
   },
-  { name: 'backoff-core', path: '../packages/backoff-core/src/index.ts', external: [], budget: 7320 },
+  {
+    name: 'axios-backoff + CircuitBreaker + BackoffMetrics',
+    path: 'src/size/axios-backoff-resilience.ts',
+    external: ['axios'],
+    budget: 10_120,
+  },
+  {
+    name: 'ky-backoff + CircuitBreaker + BackoffMetrics',
+    path: 'src/size/ky-backoff-resilience.ts',
+    external: ['ky'],
+    budget: 10_330,
+  },
+  // The whole package, CircuitBreaker and BackoffMetrics included (6090 before issue 15).
+  { name: 'backoff-core', path: '../packages/backoff-core/src/index.ts', external: [], budget: 9240 },
   // The adapters' own code alone: what they would weigh on top of a core the page already has.
   {
     name: 'axios-backoff alone (core external)',

@@ -108,7 +108,7 @@ describe.each([
     await statusShows('Retrying in 1.0 s… (attempt 2 of 4)');
     await page.click('#cancel');
     // No page time has passed: the abort alone settled the call.
-    expect(await runUntilResult(0)).toMatch(
+    expect(await runUntilResult()).toMatch(
       new RegExp(`^Cancelled after 1 attempt \\(0\\.0 s waiting\\): ${abortError}: `),
     );
     expect(await text('#status')).toBe('Idle.');
@@ -121,6 +121,45 @@ describe.each([
     await page.click('#call');
     expect(await runUntilResult()).toBe('Failed after 4 attempts (7.0 s waiting): HTTP 503');
     expect(await serverLog()).toHaveLength(4);
+  });
+});
+
+describe.each([
+  ['fetch', 'CircuitOpenError'],
+  ['axios-xhr', 'AxiosError'],
+  ['ky', 'CircuitOpenError'],
+])('with the circuit breaker, %s', (client, refusal) => {
+  it('shows the circuit open after 2 failed calls, fails fast with nothing sent, then probes and closes', async () => {
+    await page.check('#breaker');
+    await choose(client, 'always-503', 'none');
+    expect(await text('#circuit')).toBe('Circuit: closed');
+    for (let i = 0; i < 2; i++) {
+      await page.click('#call');
+      expect(await runUntilResult()).toBe('Failed after 4 attempts (7.0 s waiting): HTTP 503');
+    }
+    // ky may need a 100 ms tick of the paused clock to hand over its result: the break has 4.9 to 5.0 s left.
+    expect(await text('#circuit')).toMatch(/^Circuit: open, next probe in (?:5\.0|4\.9) s$/);
+    expect(await page.getAttribute('#circuit', 'data-state')).toBe('open');
+
+    // While open: the call fails at once and the server sees nothing.
+    await page.click('#call');
+    expect(await runUntilResult()).toMatch(
+      new RegExp(`^Failed after 0 attempts \\(0\\.0 s waiting\\): ${refusal}: The circuit for `),
+    );
+    expect(await serverLog()).toEqual([]);
+    await context.clock.runFor(2000);
+    expect(await text('#circuit')).toMatch(/^Circuit: open, next probe in (?:3\.0|2\.9|2\.8) s$/);
+
+    // After the break the server is healthy again: the next call is the probe, and its success closes it.
+    await context.clock.runFor(3000);
+    expect(await text('#circuit')).toBe('Circuit: half-open');
+    await choose(client, 'ok', 'none');
+    await page.click('#call');
+    expect(await runUntilResult()).toMatch(
+      /^Done after 1 attempt \(0\.0 s waiting\): 200 Hello, on attempt 1\.$/,
+    );
+    expect(await text('#circuit')).toBe('Circuit: closed');
+    await page.uncheck('#breaker');
   });
 });
 

@@ -10,11 +10,13 @@ import {
 } from '@backoff/example-kit';
 import { kyClient } from '@backoff/example-ky';
 import { runSharedBudget, type SharedBudgetRow } from '@backoff/example-shared-budget';
+import { type CircuitReport, runCircuitBreaker } from './circuit.js';
 
 /** What the demo run produced, for its test. */
 export interface DemoReport {
   readonly summaries: ReadonlyArray<{ readonly client: string; readonly rows: readonly SummaryRow[] }>;
   readonly sharedBudget: readonly SharedBudgetRow[];
+  readonly circuit: CircuitReport;
   readonly serverHits: number;
 }
 
@@ -25,7 +27,8 @@ export function demoClients(context: ExampleContext): ExampleClient[] {
 
 /**
  * Runs every client through every scenario against one embedded flaky server on 127.0.0.1, printing a timeline
- * per call, then the shared-budget example, then a summary table per client.
+ * per call, then the shared-budget example, the circuit breaker on its timeline with a metrics snapshot, then a
+ * summary table per client.
  */
 export async function runDemo(context: ExampleContext): Promise<DemoReport> {
   const server = await startFlakyServer();
@@ -37,10 +40,11 @@ export async function runDemo(context: ExampleContext): Promise<DemoReport> {
       summaries.push({ client: client.name, rows: await runScenarios(context, server, client) });
     }
     const sharedBudget = await runSharedBudget(context, server);
+    const circuit = await runCircuitBreaker(context, server);
     for (const { client, rows } of summaries) {
       for (const line of summaryTable(client, rows)) log(line);
     }
-    return { summaries, sharedBudget, serverHits: server.hits.length };
+    return { summaries, sharedBudget, circuit, serverHits: server.hits.length };
   } finally {
     await server.close();
   }

@@ -39,8 +39,59 @@ it('the demo runs every client through every scenario, with exact waits, reasons
 
   // Full jitter at 0.5 gives 125, 250, ...; the 429's 1 s floor gets 0.5 x 200 ms of jitter.
   const perClient = [125, 250, 1100, 125, 125];
-  expect(clock.waits).toEqual([...perClient, ...perClient, ...perClient, 125, 250, 500, 125]);
+  // Then the circuit breaker: one retry wait in each of the 3 failing calls, and the demo's two pauses (the breaks).
+  expect(clock.waits).toEqual([
+    ...perClient,
+    ...perClient,
+    ...perClient,
+    125,
+    250,
+    500,
+    125,
+    125,
+    125,
+    125,
+    500,
+    1000,
+  ]);
   expect(clock.pendingCount).toBe(0);
+
+  // The circuit: 3 failed calls trip it, the next ones fail fast with nothing sent, a failed probe doubles the
+  // break, the next probe closes it. The metrics agree with the server.
+  const { circuit } = report;
+  expect(
+    circuit.rows.map(({ client, outcome, reason, sent }) => [client.split(' ')[0], outcome, reason, sent]),
+  ).toEqual([
+    ['fetch', '503', 'retries-exhausted', 2],
+    ['axios', '503', 'retries-exhausted', 2],
+    ['ky', '503', 'retries-exhausted', 2],
+    ['fetch', 'CircuitOpenError', 'circuit-open', 0],
+    ['axios', 'AxiosError ERR_CIRCUIT_OPEN', 'circuit-open', 0],
+    ['ky', '503', 'circuit-open', 1],
+    ['fetch', 'CircuitOpenError', 'circuit-open', 0],
+    ['axios', '200', 'success', 1],
+    ['ky', '200', 'success', 1],
+  ]);
+  expect(circuit.changes.map(({ from, to }) => `${from}->${to}`)).toEqual([
+    'closed->open',
+    'open->half-open',
+    'half-open->open',
+    'open->half-open',
+    'half-open->closed',
+  ]);
+  expect(circuit.metrics).toMatchObject({
+    calls: 9,
+    attempts: circuit.serverHits,
+    retries: 3,
+    stops: { 'retries-exhausted': 3, 'circuit-open': 4, success: 2 },
+    attemptsPerCall: [3, 3, 3],
+    totalWait: 375,
+    circuitRefusals: 3,
+    circuitChanges: { open: 2, halfOpen: 2, closed: 1 },
+  });
+
+  expect(lines).toContain('  circuitRefusals:  3');
+  expect(lines.some((line) => /circuit closed -> open \(next probe in 500 ms\)$/.test(line))).toBe(true);
 
   const flaky = lines.slice(lines.findIndex((line) => line.includes('/fetch/1')));
   expect(flaky[2]).toMatch(/503 Service Unavailable\s+wait 125 ms \(status\)$/);

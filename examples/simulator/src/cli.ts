@@ -3,9 +3,10 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { AmplificationConfig } from './amplification.js';
 import type { ContentionSweep } from './contention.js';
+import type { DeadBackendConfig } from './dead-backend.js';
 import type { HerdConfig } from './herd.js';
 
-export const SCENARIOS = ['herd', 'contention', 'amplification'] as const;
+export const SCENARIOS = ['herd', 'contention', 'amplification', 'dead-backend'] as const;
 export type ScenarioId = (typeof SCENARIOS)[number];
 
 /** Everything one `pnpm simulate` run needs, after defaults and validation. */
@@ -17,19 +18,21 @@ export interface SimulationConfig {
   readonly herd: HerdConfig & { readonly retries: number };
   readonly contention: ContentionSweep;
   readonly amplification: AmplificationConfig;
+  readonly deadBackend: DeadBackendConfig;
 }
 
 export const USAGE = `Usage: pnpm simulate [flags]
 
   --seed N           seed of every random stream (default 1)
   --quick            small sizes (a few hundred ms); any size flag below still wins
-  --only LIST        comma-separated: herd, contention, amplification (default: all three)
+  --only LIST        comma-separated: herd, contention, amplification, dead-backend (default: all four)
   --out DIR          where the SVG charts go (default .simulate; relative to the repository root)
   --latency MS       network delay per message, mean, in ms (default 10; sd 20% of it, as in the AWS blog)
 
   herd:          --clients N (1000)  --down S (10)  --capacity REQ_PER_S (200)  --retries N (10)
   contention:    --min-clients N (10)  --max-clients N (190)  --step N (10)  --runs N (5)  --base MS (5)
   amplification: --rate REQ_PER_S (100)  --duration S (60)  --fail-from S (10)  --fail-to S (40)
+  dead-backend:  --dead-rate REQ_PER_S (100)  --dead-for S (60)  (dies at 10 s, calls for 30 s after it returns)
 `;
 
 const FLAGS = {
@@ -52,6 +55,8 @@ const FLAGS = {
   duration: { type: 'string' },
   'fail-from': { type: 'string' },
   'fail-to': { type: 'string' },
+  'dead-rate': { type: 'string' },
+  'dead-for': { type: 'string' },
 } as const;
 
 type Sizes = Readonly<Record<string, number>>;
@@ -72,6 +77,8 @@ const DEFAULT_SIZES: Sizes = {
   duration: 60,
   'fail-from': 10,
   'fail-to': 40,
+  'dead-rate': 100,
+  'dead-for': 60,
 };
 
 /** `--quick`: the same shapes, scaled down (capacity with the herd, so recovery takes as long). */
@@ -87,6 +94,8 @@ const QUICK_SIZES: Sizes = {
   duration: 20,
   'fail-from': 5,
   'fail-to': 12,
+  'dead-rate': 20,
+  'dead-for': 20,
 };
 
 interface Limits {
@@ -111,6 +120,8 @@ const LIMITS: Readonly<Record<string, Limits>> = {
   duration: { min: 0.001, max: 86_400, integer: false },
   'fail-from': { min: 0, max: 86_400, integer: false },
   'fail-to': { min: 0, max: 86_400, integer: false },
+  'dead-rate': { min: 0.001, max: 10_000, integer: false },
+  'dead-for': { min: 0.001, max: 3600, integer: false },
 };
 
 /** The repository root (this file is examples/simulator/src/cli.ts). */
@@ -205,5 +216,13 @@ export function parseCli(args: readonly string[]): SimulationConfig | undefined 
       seed,
     },
     amplification: { rate: n('rate'), duration: n('duration') * 1000, failFrom, failTo, latency, seed },
+    deadBackend: {
+      rate: n('dead-rate'),
+      downFrom: 10_000,
+      downTo: 10_000 + n('dead-for') * 1000,
+      duration: 10_000 + n('dead-for') * 1000 + 30_000,
+      latency,
+      seed,
+    },
   };
 }

@@ -40,6 +40,17 @@ export class EventQueue {
     this.at(this.#now + delay, run);
   }
 
+  /** Runs the next event, if there is one; `false` when the queue is empty. */
+  step(): boolean {
+    const first = this.#heap[0];
+    if (first === undefined) return false;
+    this.#pop();
+    this.#now = first.time;
+    this.#processed++;
+    first.run();
+    return true;
+  }
+
   /** Runs events in time order until none is left, or until the next one is after `until`. */
   run(until = Number.POSITIVE_INFINITY): void {
     while (this.#heap.length > 0) {

@@ -4,6 +4,7 @@ import { amplificationReport } from './amplification-report.js';
 import type { ScenarioReport } from './chart-file.js';
 import { parseCli, type SimulationConfig, USAGE } from './cli.js';
 import { contentionReport } from './contention-report.js';
+import { deadBackendReport } from './dead-backend-report.js';
 import { herdReport } from './herd-report.js';
 import { progress } from './progress.js';
 
@@ -26,6 +27,7 @@ for (const scenario of config.scenarios) {
   if (scenario === 'herd') reports.push(herdReport(config.herd, onProgress));
   if (scenario === 'contention') reports.push(contentionReport(config.contention, onProgress));
   if (scenario === 'amplification') reports.push(amplificationReport(config.amplification, onProgress));
+  if (scenario === 'dead-backend') reports.push(await deadBackendReport(config.deadBackend, onProgress));
 }
 
 mkdirSync(config.out, { recursive: true });

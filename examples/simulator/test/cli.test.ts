@@ -5,7 +5,7 @@ import { DEFAULT_OUT, parseCli, REPO_ROOT } from '../src/cli.js';
 describe('parseCli', () => {
   it('has the defaults of the issue', () => {
     const config = parseCli([]) ?? expect.unreachable();
-    expect(config.scenarios).toEqual(['herd', 'contention', 'amplification']);
+    expect(config.scenarios).toEqual(['herd', 'contention', 'amplification', 'dead-backend']);
     expect(config.herd).toMatchObject({ clients: 1000, downFor: 10_000, capacity: 200, retries: 10 });
     expect(config.contention).toMatchObject({ minClients: 10, maxClients: 190, step: 10, runs: 5 });
     expect(config.amplification).toMatchObject({
@@ -13,6 +13,12 @@ describe('parseCli', () => {
       duration: 60_000,
       failFrom: 10_000,
       failTo: 40_000,
+    });
+    expect(config.deadBackend).toMatchObject({
+      rate: 100,
+      downFrom: 10_000,
+      downTo: 70_000,
+      duration: 100_000,
     });
     expect(config.out).toBe(DEFAULT_OUT);
     expect(DEFAULT_OUT).toBe(join(REPO_ROOT, '.simulate'));

@@ -1,5 +1,17 @@
-import axios, { type AxiosAdapter, type AxiosResponse, type InternalAxiosRequestConfig } from 'axios';
-import type { Backoff, Decision, Outcome, RetryState } from 'backoff-core';
+import axios, {
+  type AxiosAdapter,
+  AxiosError,
+  type AxiosResponse,
+  type InternalAxiosRequestConfig,
+} from 'axios';
+import {
+  type Backoff,
+  type BackoffResult,
+  type Decision,
+  getBackoffResult,
+  type Outcome,
+  type RetryState,
+} from 'backoff-core';
 import { type AdapterSetting, resolveAdapter } from './axios-compat.js';
 import { discardResponse, isReplayable } from './body.js';
 import { cancellation, waitSignal } from './cancel.js';
@@ -50,7 +62,8 @@ async function cancellable<T>(
   try {
     return await step(signal);
   } catch (reason) {
-    throw withResult(cancellation(config) ?? reason, state.result());
+    // An open circuit (the retry was refused after its wait) is reported as axios reports a failure.
+    throw withResult(cancellation(config) ?? circuitOpen(reason, config), state.result());
   } finally {
     release();
   }
@@ -78,12 +91,17 @@ async function sendWithRetries(
   if (backoff !== undefined && (typeof backoff !== 'object' || backoff === null)) rejectBadOverride(backoff);
   const policy = backoff === undefined ? installation.policy : installation.policy.extend(backoff);
 
-  const state = policy.start({
-    method: config.method,
-    url: requestUrl(config),
-    headers: config.headers,
-    replayable: isReplayable(config.data),
-  });
+  let state: RetryState;
+  try {
+    state = policy.start({
+      method: config.method,
+      url: requestUrl(config),
+      headers: config.headers,
+      replayable: isReplayable(config.data),
+    });
+  } catch (error) {
+    throw circuitOpen(error, config);
+  }
   if (state.idempotencyKey !== undefined) {
     // Only when the user opted in (R10): a new header can turn a simple CORS request into a preflighted one.
     // A header the caller set to `false` (axios's "never send it") is kept as it is: no key goes out.
@@ -116,6 +134,18 @@ async function sendWithRetries(
     discardResponse(response ?? rejectedResponse(failure?.error), config.responseType);
     await cancellable(config, state, (signal) => state.wait(decision, signal));
   }
+}
+
+/**
+ * An open circuit (issue 15) as axios reports a failure: an AxiosError with the code `'ERR_CIRCUIT_OPEN'` and the
+ * core's `CircuitOpenError` as `cause`, so that interceptors and `axios.isAxiosError` work as for any error.
+ * Any other error is returned as it is.
+ */
+function circuitOpen(error: unknown, config: InternalAxiosRequestConfig): unknown {
+  if ((error as { code?: unknown } | null)?.code !== 'ERR_CIRCUIT_OPEN') return error;
+  const wrapped = new AxiosError((error as Error).message, 'ERR_CIRCUIT_OPEN', config);
+  wrapped.cause = error as Error;
+  return withResult(wrapped, getBackoffResult(error) as BackoffResult);
 }
 
 /** An adapter that retries `setting` (the request's own adapter) under one installation's policy. */

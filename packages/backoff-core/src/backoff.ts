@@ -8,7 +8,10 @@ export interface Backoff {
   readonly options: ResolvedOptions;
   /** The budget shared by every request of this policy, or `undefined` when budgets are off. */
   readonly budget: RetryBudget | undefined;
-  /** Starts the retry state of one logical request. */
+  /**
+   * Starts the retry state of one logical request. Throws a `CircuitOpenError` when the request's origin has an
+   * open circuit (only with `circuitBreaker`): the call must fail with it, nothing sent.
+   */
   start(request?: RequestDescription): RetryState;
   /**
    * The same policy with some options replaced (a per-request override). The budget stays shared unless
@@ -18,10 +21,13 @@ export interface Backoff {
 }
 
 function make(options: ResolvedOptions, budget: RetryBudget | undefined): Backoff {
+  // The one observer of the calls (issue 15): the breaker, which passes calls on to the metrics, or the metrics.
+  const { circuitBreaker, metrics } = options;
+  const watch = (circuitBreaker ?? metrics)?.watcher(options, metrics);
   const policy: Backoff = {
     options,
     budget,
-    start: (request) => new RetryState(options, budget, request),
+    start: (request) => new RetryState(options, budget, request, watch),
     extend: (overrides) => {
       if (overrides === undefined) return policy;
       const next = resolveOptions(overrides, options);

@@ -11,6 +11,7 @@ import type { RetryReason, StopReason } from './reasons.js';
 import { parseRetryAfter } from './server-timing.js';
 import { serverShouldRetry } from './should-retry-header.js';
 import { isThenable, sleep, untilAborted } from './sleep.js';
+import type { CallWatcher } from './watch.js';
 
 /** One logical request, as the core needs to know it. */
 export interface RequestDescription {
@@ -72,6 +73,12 @@ export class RetryState {
   #outcome: Outcome | undefined;
   /** The server-requested delay of the attempt being decided. */
   #serverDelay: number | undefined;
+  /** The circuit breaker and metrics of the policy, when it has any (issue 15). */
+  readonly #watch: CallWatcher | undefined;
+  /** Whether the watcher said, about the attempt being decided, that its origin's circuit is not closed. */
+  #circuitOpen = false;
+  /** Whether the watcher was told that the call ended: once per call. */
+  #ended = false;
 
   readonly method: string;
   readonly url: string | undefined;
@@ -81,9 +88,19 @@ export class RetryState {
    */
   readonly idempotencyKey: string | undefined;
 
-  constructor(options: ResolvedOptions, budget: RetryBudget | undefined, request: RequestDescription = {}) {
+  /**
+   * Throws a `CircuitOpenError` when the policy has a circuit breaker and the request's origin is open: the
+   * call must fail with it, nothing sent.
+   */
+  constructor(
+    options: ResolvedOptions,
+    budget: RetryBudget | undefined,
+    request: RequestDescription = {},
+    watch?: CallWatcher,
+  ) {
     this.#options = options;
     this.#budget = budget;
+    this.#watch = watch;
     this.#started = options.now();
     this.method = (request.method ?? 'GET').toUpperCase();
     this.url = request.url;
@@ -107,6 +124,7 @@ export class RetryState {
         : undefined;
     // A generated key counts only once the adapter reports it on the outgoing request (`sent`).
     this.#keySent = existing !== undefined;
+    watch?.start(this);
   }
 
   /**
@@ -177,9 +195,17 @@ export class RetryState {
     }
   }
 
+  /** Tells the watcher that the call ended, once (a ky attempt that is decided again does not count twice). */
+  #end(reason: string): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#watch?.end(this, reason);
+  }
+
   #stop(reason: StopDecision['reason'], serverDelay: number | undefined): StopDecision {
     const decision: StopDecision = { retry: false, reason, serverDelay };
     this.#last = decision;
+    this.#end(reason);
     return decision;
   }
 
@@ -244,6 +270,8 @@ export class RetryState {
         : undefined;
     this.#serverDelay = serverDelay;
     const verdict = this.#classify(outcome, serverDelay);
+    // Issue 15: the breaker learns from every attempt; `true` means its circuit is not closed.
+    this.#circuitOpen = this.#watch?.attempt(this, outcome, verdict.retryable, serverDelay) === true;
     if (!verdict.retryable && (outcome.type === 'response' ? outcome.status < 500 : false)) {
       // The server answered: from the budget's point of view this request did not fail.
       this.#budget?.recordSuccess();
@@ -302,6 +330,8 @@ export class RetryState {
       delay = serverDelayWithJitter(serverDelay, Math.min(options.maxRetryAfter, remaining), options.random);
     }
     if (delay > remaining) return this.#stop('deadline', serverDelay);
+    // A retry never waits into an open circuit (issue 15).
+    if (this.#circuitOpen) return this.#stop('circuit-open', serverDelay);
     if (this.#budget && !this.#budget.tryAcquire(this.#throttled ? 'throttling' : 'transient')) {
       return this.#stop('budget-exhausted', serverDelay);
     }
@@ -335,7 +365,9 @@ export class RetryState {
   /**
    * Fires `onRetry` (and awaits it when it returns a Promise), then waits the decision's delay. Rejects at once
    * with the signal's reason when it aborts (R7), and the call's reason becomes `'aborted'`; the caller then must
-   * not send another attempt. If `onRetry` throws or rejects, it rejects with that error and sets no timer.
+   * not send another attempt. If `onRetry` throws or rejects, it rejects with that error and sets no timer. When
+   * the origin's circuit opened meanwhile (issue 15), it rejects with a `CircuitOpenError` and the call's reason
+   * becomes `'circuit-open'`.
    */
   async wait(decision: RetryDecision, signal?: AbortSignal | null): Promise<void> {
     const outcome = this.#outcome;
@@ -354,6 +386,9 @@ export class RetryState {
           this.#totalDelay += Math.min(decision.delay, Math.max(0, this.#options.now() - started));
         }
         this.#stop('aborted', decision.serverDelay);
+      } else {
+        // onRetry threw: the call ends with its error, and its reason stays the retry's.
+        this.#end(decision.reason);
       }
       throw reason;
     }
@@ -364,6 +399,13 @@ export class RetryState {
         if (signal?.aborted) this.#stop('aborted', decision.serverDelay);
         throw reason;
       }
+    }
+    try {
+      // The retry is about to go: not into a circuit that opened meanwhile (issue 15).
+      this.#watch?.resume(this);
+    } catch (refusal) {
+      this.#stop('circuit-open', decision.serverDelay);
+      throw refusal;
     }
   }
 
@@ -378,6 +420,7 @@ export class RetryState {
       if (hook !== undefined) await hook;
     } catch (reason) {
       if (signal?.aborted) this.#stop('aborted', decision.serverDelay);
+      else this.#end(decision.reason);
       throw reason;
     }
     this.#totalDelay += decision.delay;

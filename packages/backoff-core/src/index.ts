@@ -7,6 +7,15 @@ export {
   type RetryKind,
 } from './budget.js';
 export {
+  CircuitBreaker,
+  type CircuitBreakerOptions,
+  type CircuitBreakerSnapshot,
+  CircuitOpenError,
+  type CircuitSnapshot,
+  type CircuitState,
+  type CircuitStateChange,
+} from './circuit-breaker.js';
+export {
   type Decision,
   type RequestDescription,
   type RetryDecision,
@@ -25,6 +34,12 @@ export type { BackoffResult, RetryEvent, ShouldRetryContext } from './events.js'
 export { type BackoffRequestInit, type FetchLike, type FetchWithBackoff, withBackoff } from './fetch.js';
 export { type HeaderGetter, type HeadersLike, headerGetter } from './headers.js';
 export { parseHttpDate } from './http-date.js';
+export {
+  BackoffMetrics,
+  type BackoffMetricsOptions,
+  type BackoffMetricsSnapshot,
+  type MeterLike,
+} from './metrics.js';
 export { browserNetworkStatus, type NetworkStatus } from './network.js';
 export {
   type BackoffOptions,
@@ -42,3 +57,4 @@ export { attachResult, getBackoffResult } from './result.js';
 export { parseRetryAfter } from './server-timing.js';
 export { abortReason, defaultTimers, sleep, type TimerProvider } from './sleep.js';
 export { MAX_TIMER_DELAY } from './validate.js';
+export type { CallWatcher, Watchable } from './watch.js';

@@ -1,5 +1,7 @@
 import type { RetryBudget, RetryBudgetOptions } from './budget.js';
+import type { CircuitBreaker } from './circuit-breaker.js';
 import type { RetryEvent, ShouldRetryContext } from './events.js';
+import type { BackoffMetrics } from './metrics.js';
 import type { NetworkStatus } from './network.js';
 import type { TimerProvider } from './sleep.js';
 
@@ -107,6 +109,20 @@ export interface BackoffOptions {
    */
   budget?: RetryBudget | RetryBudgetOptions | false | undefined;
   /**
+   * A circuit breaker per origin (R11): `new CircuitBreaker(options)`, for this client alone or shared between
+   * clients, or `false` for none. While an origin's circuit is open, calls to it fail at once with a
+   * `CircuitOpenError` and nothing is sent; a retry never waits into an open circuit (reason `'circuit-open'`).
+   * An instance, not `true`: so a bundle that never imports `CircuitBreaker` does not carry its code.
+   * @default false
+   */
+  circuitBreaker?: CircuitBreaker | false | undefined;
+  /**
+   * Counters of calls, attempts, retries, waits, stop reasons and circuit changes: a `BackoffMetrics`, shareable
+   * between clients (`metrics.snapshot()` reads them; it can record into an OpenTelemetry Meter too).
+   * @default undefined (nothing counted)
+   */
+  metrics?: BackoffMetrics | false | undefined;
+  /**
    * Overrides the verdict on one outcome: `true` retries it, `false` does not, `undefined` keeps the default
    * rules. It may return a Promise of one of those (it is awaited; an abort still ends the call at once). It gets
    * the client's own response object for a response. A throw or a rejection ends the call with that error. The
@@ -154,6 +170,8 @@ export interface ResolvedOptions {
   readonly retryOnTimeout: boolean;
   readonly shouldRetryHeaders: boolean;
   readonly network: NetworkStatus | undefined;
+  readonly circuitBreaker: CircuitBreaker | undefined;
+  readonly metrics: BackoffMetrics | undefined;
   readonly shouldRetry: ShouldRetry | undefined;
   readonly onRetry: OnRetry | undefined;
   readonly random: () => number;

@@ -47,4 +47,6 @@ export type StopReason =
   /** The wait would end after `deadline`. */
   | 'deadline'
   /** The retry budget is empty: the server (or this client) is failing too much to retry. */
-  | 'budget-exhausted';
+  | 'budget-exhausted'
+  /** The origin's circuit is open (`circuitBreaker`): nothing was sent, or a retry would have waited into it. */
+  | 'circuit-open';

@@ -35,6 +35,8 @@ const OPTION_NAMES: ReadonlySet<string> = new Set([
   'shouldRetryHeaders',
   'network',
   'budget',
+  'circuitBreaker',
+  'metrics',
   'shouldRetry',
   'onRetry',
   'random',
@@ -86,6 +88,17 @@ function methods(value: unknown): ReadonlySet<string> {
   return new Set((value as string[]).map((method) => method.toUpperCase()));
 }
 
+/**
+ * `circuitBreaker` and `metrics` take an instance or `false` (issue 15): a bundler can leave a feature's code out
+ * only when the user's own import brings it in, which `true` or a plain options object would not.
+ */
+function watchable<T>(value: unknown, name: string): T | undefined {
+  if (value !== false && typeof (value as { watcher?: unknown } | null)?.watcher !== 'function') {
+    fail(name, 'an instance (`new CircuitBreaker()`, `new BackoffMetrics()`) or false', TypeError);
+  }
+  return (value || undefined) as T | undefined;
+}
+
 /** A budget option turned into the budget it stands for: `undefined` means "a new default one". */
 export function resolveBudget(value: BackoffOptions['budget']): RetryBudget | undefined {
   if (value === false) return undefined;
@@ -109,8 +122,8 @@ export function resolveOptions(options: BackoffOptions | undefined, base?: Resol
   for (const key of Object.keys(given)) {
     if (!OPTION_NAMES.has(key)) throw new TypeError(`Unknown backoff option \`${key}\`.`);
   }
-  const pick = <T>(key: keyof BackoffOptions, check: (value: unknown) => T, fallback: T): T =>
-    given[key] === undefined ? fallback : check(given[key]);
+  const pick = <T>(key: keyof BackoffOptions, check: (value: unknown, key: string) => T, fallback: T): T =>
+    given[key] === undefined ? fallback : check(given[key], key);
 
   const retries = pick(
     'retries',
@@ -217,6 +230,12 @@ export function resolveOptions(options: BackoffOptions | undefined, base?: Resol
     retryOnTimeout,
     shouldRetryHeaders,
     network,
+    circuitBreaker: pick(
+      'circuitBreaker',
+      watchable<ResolvedOptions['circuitBreaker']>,
+      base?.circuitBreaker,
+    ),
+    metrics: pick('metrics', watchable<ResolvedOptions['metrics']>, base?.metrics),
     shouldRetry: pick(
       'shouldRetry',
       (v) => fn<ResolvedOptions['shouldRetry']>('shouldRetry', v),

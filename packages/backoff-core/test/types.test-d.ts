@@ -2,8 +2,14 @@
 // runs. Each `@ts-expect-error` is an assertion that a misuse is a compile-time error.
 import {
   type Backoff,
+  BackoffMetrics,
+  type BackoffMetricsSnapshot,
   type BackoffOptions,
   type BackoffResult,
+  CircuitBreaker,
+  type CircuitBreakerSnapshot,
+  CircuitOpenError,
+  type CircuitState,
   createBackoff,
   type Decision,
   type ErrorKind,
@@ -178,5 +184,29 @@ describe('withBackoff and parseRetryAfter', () => {
     expectTypeOf(parseRetryAfter((name) => (name === 'retry-after' ? '1' : undefined))).toEqualTypeOf<
       number | undefined
     >();
+  });
+});
+
+describe('circuit breaker and metrics (issue 15)', () => {
+  it('take instances or false; true and plain options are compile-time errors', () => {
+    const breaker = new CircuitBreaker({ consecutiveFailures: 3, onStateChange: ({ to }) => void to });
+    const metrics = new BackoffMetrics();
+    createBackoff({ circuitBreaker: breaker, metrics });
+    createBackoff({ circuitBreaker: false, metrics: false });
+    // @ts-expect-error: `true` would make every bundle carry the breaker; pass `new CircuitBreaker()`.
+    createBackoff({ circuitBreaker: true });
+    // @ts-expect-error: options go to the constructor.
+    createBackoff({ circuitBreaker: { consecutiveFailures: 3 } });
+    // @ts-expect-error: not a BackoffMetrics.
+    createBackoff({ metrics: {} });
+  });
+
+  it('types the snapshot, the error and the state', () => {
+    expectTypeOf(new BackoffMetrics().snapshot()).toEqualTypeOf<BackoffMetricsSnapshot>();
+    expectTypeOf(new BackoffMetrics().snapshot().stops).toEqualTypeOf<Readonly<Record<string, number>>>();
+    expectTypeOf(new CircuitBreaker().toJSON()).toEqualTypeOf<CircuitBreakerSnapshot>();
+    expectTypeOf(new CircuitBreaker().state('https://a.example', 0)).toEqualTypeOf<CircuitState>();
+    expectTypeOf(new CircuitOpenError('https://a.example', 5).nextProbeIn).toBeNumber();
+    expectTypeOf<'circuit-open'>().toExtend<StopReason>();
   });
 });

@@ -221,6 +221,8 @@ describe('R9 valid options: boundaries accepted, defaults kept', () => {
       shouldRetryHeaders: undefined,
       network: undefined,
       budget: undefined,
+      circuitBreaker: undefined,
+      metrics: undefined,
       shouldRetry: undefined,
       onRetry: undefined,
       random: undefined,

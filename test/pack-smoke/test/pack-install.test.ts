@@ -245,13 +245,23 @@ describe.each(['esm', 'cjs'] as const)('a fresh %s project', (kind) => {
     // The two builds export the same names.
     expect(output.names['backoff-core']).toContain('withBackoff');
     expect(output.names['axios-backoff']).toEqual([
+      'BackoffMetrics',
+      'CircuitBreaker',
+      'CircuitOpenError',
       'DEFAULT_METHODS',
       'DEFAULT_STATUS_CODES',
       'RetryBudget',
       'axiosBackoff',
       'getBackoffResult',
     ]);
-    expect(output.names['ky-backoff']).toEqual(['RetryBudget', 'getBackoffResult', 'kyBackoff']);
+    expect(output.names['ky-backoff']).toEqual([
+      'BackoffMetrics',
+      'CircuitBreaker',
+      'CircuitOpenError',
+      'RetryBudget',
+      'getBackoffResult',
+      'kyBackoff',
+    ]);
   });
 
   it('type-checks with tsc, module and moduleResolution nodenext', async () => {

@@ -1,4 +1,4 @@
-import type { BackoffOptions, BackoffResult, RetryEvent } from 'backoff-core';
+import type { BackoffOptions, BackoffResult, CircuitOpenError, RetryEvent } from 'backoff-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FakeNetwork } from './fake-network.js';
 import { API, ScriptedApi } from './scripted-api.js';
@@ -45,6 +45,11 @@ export interface BackoffClientDriver {
    * through a clone, so the caller's stays unread), and throws if it is not that client's response type.
    */
   readBody(response: unknown): Promise<string>;
+  /**
+   * The core's `CircuitOpenError` a call failed with, where the client puts it (axios: the `cause` of an
+   * AxiosError with the code 'ERR_CIRCUIT_OPEN'). Without it, the error itself must be one.
+   */
+  circuitOpen?(error: unknown): CircuitOpenError | undefined;
 }
 
 /**

@@ -5,6 +5,7 @@ export {
   type Settled,
   type SuiteRequest,
 } from './behaviour-suite.js';
+export { describeCircuitBreakerClient, describeMetricsClient } from './breaker-suite.js';
 export { FakeNetwork } from './fake-network.js';
 export {
   axiosRequestOptions,
@@ -13,5 +14,5 @@ export {
   fetchResponseBody,
   kyRequestOptions,
 } from './request-options.js';
-export { API, type Hit, type Route, ScriptedApi, type Step } from './scripted-api.js';
+export { API, API_2, type Hit, type Route, ScriptedApi, type Step } from './scripted-api.js';
 export { VirtualClock } from './virtual-clock.js';

@@ -10,6 +10,9 @@ export type { Step };
  */
 export const API = 'http://127.0.0.1:4599';
 
+/** A second simulated origin (another port on loopback): what a client that talks to two backends sees. */
+export const API_2 = 'http://127.0.0.1:4598';
+
 /** What the server saw of one request. */
 export interface Hit {
   readonly method: string;
@@ -33,15 +36,21 @@ export class ScriptedApi {
     headers: new Headers(request.headers),
     body: await request.text(),
   });
-  readonly #routes = new ScriptedRoutes<Hit>(this.#record);
+  readonly #routes = new Map<string, ScriptedRoutes<Hit>>();
 
-  constructor() {
-    this.server = setupServer(this.#routes.handler(API));
+  /** `origins`: the base URLs it answers for, each with routes of its own. */
+  constructor(origins: readonly string[] = [API]) {
+    for (const origin of origins) {
+      this.#routes.set(origin, new ScriptedRoutes<Hit>(this.#record));
+    }
+    this.server = setupServer(...[...this.#routes].map(([origin, routes]) => routes.handler(origin)));
   }
 
-  /** Scripts `path` (e.g. '/items') and returns its server-side record. */
-  script(path: string, steps: readonly Step[]): Route {
-    return this.#routes.script(path, steps);
+  /** Scripts `path` (e.g. '/items') of `origin` and returns its server-side record. */
+  script(path: string, steps: readonly Step[], origin = API): Route {
+    const routes = this.#routes.get(origin);
+    if (routes === undefined) throw new Error(`This ScriptedApi does not answer for ${origin}.`);
+    return routes.script(path, steps);
   }
 
   /**
@@ -86,7 +95,7 @@ export class ScriptedApi {
   }
 
   reset(): void {
-    this.#routes.reset();
+    for (const routes of this.#routes.values()) routes.reset();
     this.server.resetHandlers();
   }
 

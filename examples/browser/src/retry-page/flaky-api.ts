@@ -2,7 +2,7 @@ import { HttpResponse, http } from 'msw';
 import { setupWorker } from 'msw/browser';
 
 /** What the flaky endpoint does: the failures it answers first, then a 200 (or never, for 'always-503'). */
-export type Scenario = '503-503-200' | '429-retry-after-200' | 'always-503';
+export type Scenario = '503-503-200' | '429-retry-after-200' | 'always-503' | 'ok';
 
 export const FLAKY_URL = `${location.origin}/api/flaky`;
 

@@ -1,4 +1,4 @@
-import type { Jitter } from 'backoff-core';
+import { CircuitBreaker, type Jitter } from 'backoff-core';
 import { type CallOutcome, callFlaky, type DemoClient } from './clients.js';
 import { Countdown } from './countdown.js';
 import { flakyApi, type Scenario } from './flaky-api.js';
@@ -17,6 +17,8 @@ const resultLine = element<HTMLParagraphElement>('result');
 const clientSelect = element<HTMLSelectElement>('client');
 const scenarioSelect = element<HTMLSelectElement>('scenario');
 const jitterSelect = element<HTMLSelectElement>('jitter');
+const breakerBox = element<HTMLInputElement>('breaker');
+const circuitLine = element<HTMLParagraphElement>('circuit');
 
 const RETRIES = 3;
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -41,6 +43,35 @@ function describe({ kind, detail, result }: CallOutcome): string {
   return `${word}${spent}: ${detail}`;
 }
 
+/**
+ * One breaker for the page, shared by every client and kept across presses, as an app keeps one: 2 failed calls
+ * (each after its retries) open the circuit of the page's origin for 5 s, then one probe decides.
+ */
+const breaker = new CircuitBreaker({
+  consecutiveFailures: 2,
+  breakDuration: 5000,
+  onStateChange: () => showCircuit(),
+});
+let circuitTimer: ReturnType<typeof setInterval> | undefined;
+
+/** "Circuit: open, next probe in 4.2 s", redrawn every 100 ms while open. */
+function showCircuit(): void {
+  const now = Date.now();
+  const origin = breaker.origin(location.href);
+  const state = breaker.state(origin, now);
+  const openUntil = breaker.toJSON().origins[origin]?.openUntil ?? now;
+  circuitLine.dataset.state = state;
+  circuitLine.textContent =
+    state === 'open'
+      ? `Circuit: open, next probe in ${seconds(Math.ceil((openUntil - now) / 100) * 100)}`
+      : `Circuit: ${state}`;
+  if (state === 'open' && circuitTimer === undefined) circuitTimer = setInterval(showCircuit, 100);
+  if (state !== 'open' && circuitTimer !== undefined) {
+    clearInterval(circuitTimer);
+    circuitTimer = undefined;
+  }
+}
+
 let controller: AbortController | undefined;
 
 async function call(): Promise<void> {
@@ -54,7 +85,12 @@ async function call(): Promise<void> {
   api.reset(scenarioSelect.value as Scenario);
   const outcome = await callFlaky(
     clientSelect.value as DemoClient,
-    { retries: RETRIES, jitter: jitterSelect.value as Jitter, onRetry: (event) => countdown.start(event) },
+    {
+      retries: RETRIES,
+      jitter: jitterSelect.value as Jitter,
+      onRetry: (event) => countdown.start(event),
+      circuitBreaker: breakerBox.checked ? breaker : false,
+    },
     controller.signal,
   );
   countdown.stop();
@@ -63,6 +99,7 @@ async function call(): Promise<void> {
   resultLine.dataset.kind = outcome.kind;
   callButton.disabled = false;
   cancelButton.disabled = true;
+  showCircuit();
 }
 
 callButton.addEventListener('click', () => {

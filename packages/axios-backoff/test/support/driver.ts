@@ -5,7 +5,7 @@ import {
   type Settled,
 } from '@backoff/test-utils';
 import type { AxiosError, AxiosResponse, AxiosStatic } from 'axios';
-import { getBackoffResult } from 'backoff-core';
+import { CircuitOpenError, getBackoffResult } from 'backoff-core';
 import { expect } from 'vitest';
 import { axiosBackoff } from '../../src/index.ts';
 
@@ -53,6 +53,11 @@ export function axiosDriver(ax: AxiosStatic, adapter: AdapterName): BackoffClien
       };
     },
     readBody: axiosResponseBody,
+    circuitOpen(error) {
+      // An AxiosError, so that interceptors see it; the core's error is its cause.
+      if (!ax.isAxiosError(error) || error.code !== 'ERR_CIRCUIT_OPEN') return undefined;
+      return error.cause instanceof CircuitOpenError ? error.cause : undefined;
+    },
     errorKind(error) {
       if (ax.isCancel(error)) return 'abort';
       if (!ax.isAxiosError(error)) return 'other';

@@ -1,0 +1,2 @@
+// What a user who imports only `kyBackoff` ships: the features they do not use must tree-shake away.
+export { kyBackoff } from 'ky-backoff';

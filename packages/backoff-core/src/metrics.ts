@@ -1,0 +1,206 @@
+import type { CircuitBreaker, CircuitState, CircuitStateChange } from './circuit-breaker.js';
+import type { CallWatcher, Watchable } from './watch.js';
+
+/** The parts of an OpenTelemetry `Meter` (`@opentelemetry/api`) that `BackoffMetrics` uses: typed by shape. */
+export interface MeterLike {
+  createHistogram(
+    name: string,
+    options?: InstrumentOptions,
+  ): { record(value: number, attributes?: Attributes): void };
+  createCounter(
+    name: string,
+    options?: InstrumentOptions,
+  ): { add(value: number, attributes?: Attributes): void };
+  createObservableGauge(
+    name: string,
+    options?: InstrumentOptions,
+  ): {
+    addCallback(callback: (result: { observe(value: number, attributes?: Attributes): void }) => void): void;
+  };
+}
+
+type Attributes = Record<string, string | number>;
+
+interface InstrumentOptions {
+  description?: string;
+  unit?: string;
+  advice?: { explicitBucketBoundaries?: number[] };
+}
+
+/** Options of `BackoffMetrics`. */
+export interface BackoffMetricsOptions {
+  /**
+   * An OpenTelemetry `Meter` to record into as well (`metrics.getMeter('my-app')`): the histograms
+   * `backoff.call.attempts` and `backoff.call.retry_delay` (s, per call, as gRPC's A96), the counter `backoff.call.stops` (by
+   * `backoff.stop_reason`) and the gauge `backoff.circuit.state`. No OpenTelemetry package is needed otherwise.
+   * @default undefined
+   */
+  meter?: MeterLike | undefined;
+}
+
+/** What `BackoffMetrics.snapshot()` returns. Calls are counted when they end. */
+export interface BackoffMetricsSnapshot {
+  /** Calls through the client (logical requests), those refused by an open circuit included. */
+  readonly calls: number;
+  /** Requests actually sent: first attempts and retries. */
+  readonly attempts: number;
+  /** Retries sent (attempts after the first of their call). */
+  readonly retries: number;
+  /** Calls by why they stopped (`'success'`, `'retries-exhausted'`, `'circuit-open'`, ...). */
+  readonly stops: Readonly<Record<string, number>>;
+  /** `attemptsPerCall[n]` calls made `n` attempts (`[0]`: refused by an open circuit, nothing sent). */
+  readonly attemptsPerCall: readonly number[];
+  /** All backoff waits added up, in ms. */
+  readonly totalWait: number;
+  /** The longest total wait of one call, in ms. */
+  readonly largestWait: number;
+  /** Retries the retry budget refused (the calls that stopped with `'budget-exhausted'`). */
+  readonly budgetRefusals: number;
+  /** Calls failed at once by an open circuit, nothing sent. */
+  readonly circuitRefusals: number;
+  /** State changes of the observed circuit breakers, by the state entered. */
+  readonly circuitChanges: { readonly open: number; readonly halfOpen: number; readonly closed: number };
+}
+
+const STATES: readonly CircuitState[] = ['closed', 'open', 'half-open'];
+
+/** Bucket bounds of the attempts histogram: one bucket per attempt count up to the most common `retries`. */
+const ATTEMPT_BOUNDS = [1, 2, 3, 4, 5, 6, 8, 11];
+
+/**
+ * Counters of what the retry layer does, for one client or shared between clients (pass the same instance as
+ * `metrics`). Counting allocates nothing per request: fixed counters, an array for the histogram, a map of stop
+ * reasons. Optionally records into an OpenTelemetry `Meter` too.
+ */
+export class BackoffMetrics implements Watchable {
+  #calls = 0;
+  #attempts = 0;
+  #totalWait = 0;
+  #largestWait = 0;
+  readonly #perCall: number[] = [];
+  readonly #stops = new Map<string, number>();
+  readonly #changes = { open: 0, halfOpen: 0, closed: 0 };
+  readonly #breakers = new Set<CircuitBreaker>();
+  readonly #otel:
+    | {
+        readonly attempts: ReturnType<MeterLike['createHistogram']>;
+        readonly delay: ReturnType<MeterLike['createHistogram']>;
+        readonly stops: ReturnType<MeterLike['createCounter']>;
+        readonly reasons: Map<string, Attributes>;
+      }
+    | undefined;
+
+  constructor(options: BackoffMetricsOptions = {}) {
+    if (typeof options !== 'object' || options === null) {
+      throw new TypeError('Expected the BackoffMetrics options to be an object.');
+    }
+    const { meter } = options;
+    if (meter === undefined) return;
+    if (
+      typeof meter !== 'object' ||
+      meter === null ||
+      typeof meter.createHistogram !== 'function' ||
+      typeof meter.createCounter !== 'function' ||
+      typeof meter.createObservableGauge !== 'function'
+    ) {
+      throw new TypeError('Expected `meter` to be an OpenTelemetry Meter.');
+    }
+    this.#otel = {
+      attempts: meter.createHistogram('backoff.call.attempts', {
+        description: 'Attempts sent per call, the first included (0: refused by an open circuit).',
+        unit: '{attempt}',
+        advice: { explicitBucketBoundaries: ATTEMPT_BOUNDS },
+      }),
+      delay: meter.createHistogram('backoff.call.retry_delay', {
+        description: 'Total time a call spent waiting between its attempts (0 without retries).',
+        unit: 's',
+      }),
+      stops: meter.createCounter('backoff.call.stops', {
+        description: 'Calls ended, by the reason they stopped.',
+        unit: '{call}',
+      }),
+      reasons: new Map(),
+    };
+    meter
+      .createObservableGauge('backoff.circuit.state', {
+        description: 'The state of each origin circuit: 1 for its current state, 0 for the others.',
+        unit: '{circuit}',
+      })
+      .addCallback((result) => {
+        for (const breaker of this.#breakers) {
+          for (const [origin, circuit] of Object.entries(breaker.toJSON().origins)) {
+            const url = new URL(origin);
+            for (const state of STATES) {
+              result.observe(state === circuit.state ? 1 : 0, {
+                'backoff.circuit.state': state,
+                'url.scheme': url.protocol.slice(0, -1),
+                'server.address': url.hostname,
+                'server.port': Number(url.port) || (url.protocol === 'https:' ? 443 : 80),
+              });
+            }
+          }
+        }
+      });
+  }
+
+  /** The observer the core reports a policy's calls to (called by `createBackoff`; not needed otherwise). */
+  watcher(): CallWatcher {
+    return this.#watcher;
+  }
+
+  // One object for every policy: counting a call allocates nothing.
+  readonly #watcher: CallWatcher = {
+    start: () => {},
+    attempt: () => false,
+    resume: () => {},
+    end: (state, reason) => this.#count(state.attempts, state.totalDelay, reason),
+  };
+
+  #count(attempts: number, wait: number, reason: string): void {
+    this.#calls++;
+    this.#attempts += attempts;
+    this.#perCall[attempts] = (this.#perCall[attempts] ?? 0) + 1;
+    this.#stops.set(reason, (this.#stops.get(reason) ?? 0) + 1);
+    this.#totalWait += wait;
+    if (wait > this.#largestWait) this.#largestWait = wait;
+    const otel = this.#otel;
+    if (otel === undefined) return;
+    otel.attempts.record(attempts);
+    otel.delay.record(wait / 1000);
+    let attributes = otel.reasons.get(reason);
+    if (attributes === undefined) {
+      attributes = { 'backoff.stop_reason': reason };
+      otel.reasons.set(reason, attributes);
+    }
+    otel.stops.add(1, attributes);
+  }
+
+  /** Counts `breaker`'s state changes from now on (the core does this for the breaker of the same policy). */
+  observe(breaker: CircuitBreaker): void {
+    if (this.#breakers.has(breaker)) return;
+    this.#breakers.add(breaker);
+    breaker.listen(this.#onChange);
+  }
+
+  readonly #onChange = (change: CircuitStateChange): void => {
+    if (change.to === 'open') this.#changes.open++;
+    else if (change.to === 'half-open') this.#changes.halfOpen++;
+    else this.#changes.closed++;
+  };
+
+  snapshot(): BackoffMetricsSnapshot {
+    const perCall = Array.from(this.#perCall, (count) => count ?? 0);
+    return {
+      calls: this.#calls,
+      attempts: this.#attempts,
+      retries: this.#attempts - (this.#calls - (perCall[0] ?? 0)),
+      stops: Object.fromEntries(this.#stops),
+      attemptsPerCall: perCall,
+      totalWait: this.#totalWait,
+      largestWait: this.#largestWait,
+      budgetRefusals: this.#stops.get('budget-exhausted') ?? 0,
+      circuitRefusals: perCall[0] ?? 0,
+      circuitChanges: { ...this.#changes },
+    };
+  }
+}

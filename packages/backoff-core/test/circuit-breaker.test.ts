@@ -1,0 +1,368 @@
+import {
+  CircuitBreaker,
+  type CircuitBreakerOptions,
+  CircuitOpenError,
+  type CircuitStateChange,
+  createBackoff,
+  getBackoffResult,
+  type Outcome,
+} from 'backoff-core';
+import { describe, expect, it } from 'vitest';
+
+const A = 'https://a.example';
+const B = 'https://b.example';
+
+/** A breaker on a hand-moved clock, with every state change recorded. */
+function setup(options: CircuitBreakerOptions = {}) {
+  let now = 1_000_000;
+  const changes: CircuitStateChange[] = [];
+  const breaker = new CircuitBreaker({ onStateChange: (change) => changes.push(change), ...options });
+  return {
+    breaker,
+    changes,
+    now: () => now,
+    advance: (ms: number) => {
+      now += ms;
+    },
+    fail: (origin = A, serverDelay?: number) => breaker.record(origin, now, true, serverDelay),
+    succeed: (origin = A) => breaker.record(origin, now, false),
+  };
+}
+
+describe('CircuitBreaker: tripping', () => {
+  it('trips on 5 consecutive failures by default, not on 4', () => {
+    const { breaker, fail, now } = setup();
+    for (let i = 0; i < 4; i++) fail();
+    expect(breaker.state(A, now())).toBe('closed');
+    fail();
+    expect(breaker.state(A, now())).toBe('open');
+  });
+
+  it('a success resets the consecutive count', () => {
+    const { breaker, fail, succeed, now } = setup();
+    for (let i = 0; i < 4; i++) fail();
+    succeed();
+    for (let i = 0; i < 4; i++) fail();
+    expect(breaker.state(A, now())).toBe('closed');
+  });
+
+  it('trips on the failure ratio once the window holds minimumCalls calls', () => {
+    const { breaker, fail, succeed, now } = setup({ consecutiveFailures: false, minimumCalls: 10 });
+    // Alternating: 50 % failures, but the ratio may only trip from the 10th call on.
+    for (let i = 0; i < 4; i++) {
+      fail();
+      succeed();
+    }
+    fail();
+    expect(breaker.state(A, now())).toBe('closed');
+    fail();
+    // 10 calls, 6 failures: 60 % >= 50 %.
+    expect(breaker.state(A, now())).toBe('open');
+  });
+
+  it('forgets calls older than the window', () => {
+    const { breaker, fail, succeed, advance, now } = setup({ consecutiveFailures: false, minimumCalls: 4 });
+    fail();
+    fail();
+    fail();
+    advance(30_000);
+    succeed();
+    // The three old failures left the window: 1 call, 0 failures.
+    fail();
+    fail();
+    expect(breaker.state(A, now())).toBe('closed');
+    fail();
+    expect(breaker.state(A, now())).toBe('open');
+  });
+
+  it('keeps one circuit per origin: a dead backend does not stop calls to another', () => {
+    const { breaker, fail, now } = setup();
+    for (let i = 0; i < 5; i++) fail(A);
+    expect(breaker.admit(A, now())).toBeInstanceOf(CircuitOpenError);
+    expect(breaker.admit(B, now())).toBeUndefined();
+  });
+
+  it('keys by scheme, host and port, as URL#origin spells them', () => {
+    const breaker = new CircuitBreaker();
+    expect(breaker.origin('https://API.example:443/x?y')).toBe('https://api.example');
+    expect(breaker.origin('http://api.example:8080/x')).toBe('http://api.example:8080');
+    expect(breaker.origin('http://api.example/x')).not.toBe(breaker.origin('https://api.example/x'));
+    expect(breaker.origin('not a url')).toBe('');
+  });
+
+  it('an unknown outcome (undefined) counts as neither success nor failure', () => {
+    const { breaker, fail, now } = setup();
+    for (let i = 0; i < 4; i++) fail();
+    breaker.record(A, now(), undefined);
+    fail();
+    expect(breaker.state(A, now())).toBe('open');
+  });
+});
+
+describe('CircuitBreaker: open, half-open, closed', () => {
+  it('refuses while open with the origin and the ms until the probe', () => {
+    const { breaker, fail, advance, now } = setup();
+    for (let i = 0; i < 5; i++) fail();
+    advance(1200);
+    const refused = breaker.admit(A, now());
+    expect(refused).toBeInstanceOf(CircuitOpenError);
+    expect(refused).toMatchObject({
+      origin: A,
+      nextProbeIn: 3800,
+      code: 'ERR_CIRCUIT_OPEN',
+      name: 'CircuitOpenError',
+    });
+  });
+
+  it('after the break lets one probe through; its success closes the circuit', () => {
+    const { breaker, fail, succeed, advance, now, changes } = setup();
+    for (let i = 0; i < 5; i++) fail();
+    advance(5000);
+    expect(breaker.state(A, now())).toBe('half-open');
+    expect(breaker.admit(A, now())).toBeUndefined();
+    // The second caller while the probe is out is refused: probes are bounded.
+    expect(breaker.admit(A, now())).toMatchObject({ nextProbeIn: 0 });
+    succeed();
+    expect(breaker.state(A, now())).toBe('closed');
+    expect(changes.map(({ from, to }) => `${from}->${to}`)).toEqual([
+      'closed->open',
+      'open->half-open',
+      'half-open->closed',
+    ]);
+  });
+
+  it('a failed probe re-opens with a doubled break, capped at maxBreakDuration', () => {
+    const { breaker, fail, advance, now, changes } = setup({ maxBreakDuration: 12_000 });
+    for (let i = 0; i < 5; i++) fail();
+    const breaks: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const opened = changes.at(-1) as CircuitStateChange;
+      breaks.push((opened.openUntil as number) - opened.at);
+      advance((opened.openUntil as number) - now());
+      expect(breaker.admit(A, now())).toBeUndefined();
+      fail();
+    }
+    expect(breaks).toEqual([5000, 10_000, 12_000, 12_000]);
+  });
+
+  it('the Retry-After of the tripping answer sets the earliest half-open time', () => {
+    const { breaker, fail, now } = setup();
+    for (let i = 0; i < 4; i++) fail();
+    fail(A, 20_000);
+    expect(breaker.admit(A, now())).toMatchObject({ nextProbeIn: 20_000 });
+    // A shorter one never shortens the break.
+    const other = setup();
+    for (let i = 0; i < 5; i++) other.fail(A, 1000);
+    expect(other.breaker.admit(A, other.now())).toMatchObject({ nextProbeIn: 5000 });
+  });
+
+  it('with halfOpenProbes 3, three probes go and all three must succeed', () => {
+    const { breaker, fail, succeed, advance, now } = setup({ halfOpenProbes: 3 });
+    for (let i = 0; i < 5; i++) fail();
+    advance(5000);
+    for (let i = 0; i < 3; i++) expect(breaker.admit(A, now())).toBeUndefined();
+    expect(breaker.admit(A, now())).toBeInstanceOf(CircuitOpenError);
+    succeed();
+    succeed();
+    expect(breaker.state(A, now())).toBe('half-open');
+    succeed();
+    expect(breaker.state(A, now())).toBe('closed');
+  });
+
+  it('a probe that ends in neither (an abort) frees its slot for the next one', () => {
+    const { breaker, fail, advance, now } = setup();
+    for (let i = 0; i < 5; i++) fail();
+    advance(5000);
+    expect(breaker.admit(A, now())).toBeUndefined();
+    breaker.record(A, now(), undefined);
+    expect(breaker.admit(A, now())).toBeUndefined();
+  });
+
+  it('a probe that never reports frees its slot after one maximal break', () => {
+    const { breaker, fail, advance, now } = setup();
+    for (let i = 0; i < 5; i++) fail();
+    advance(5000);
+    expect(breaker.admit(A, now())).toBeUndefined();
+    advance(29_999);
+    expect(breaker.admit(A, now())).toBeInstanceOf(CircuitOpenError);
+    advance(1);
+    expect(breaker.admit(A, now())).toBeUndefined();
+  });
+
+  it('results of calls that were not probes do not decide a half-open circuit', () => {
+    const { breaker, fail, advance, now } = setup();
+    for (let i = 0; i < 5; i++) fail();
+    advance(5000);
+    breaker.admit(A, now());
+    breaker.record(A, now(), true, undefined, false);
+    expect(breaker.state(A, now())).toBe('half-open');
+  });
+});
+
+describe('CircuitBreaker: snapshot and restore', () => {
+  it('toJSON() round-trips through JSON into a new breaker (a cold start)', () => {
+    const { breaker, fail, now } = setup();
+    for (let i = 0; i < 5; i++) fail(A);
+    fail(B);
+    const saved = JSON.parse(JSON.stringify(breaker));
+    expect(saved.origins[A]).toMatchObject({ state: 'open', openUntil: now() + 5000, opens: 1 });
+    expect(saved.origins[B]).toMatchObject({ state: 'closed', consecutiveFailures: 1 });
+    const restored = new CircuitBreaker({ initialState: saved });
+    expect(restored.admit(A, now() + 100)).toMatchObject({ nextProbeIn: 4900 });
+    expect(restored.toJSON()).toEqual(saved);
+    // B keeps its count: four more failures trip it.
+    for (let i = 0; i < 4; i++) restored.record(B, now(), true);
+    expect(restored.state(B, now())).toBe('open');
+  });
+
+  it('a half-open circuit comes back open, so that a probe goes first', () => {
+    const { breaker, fail, advance, now } = setup();
+    for (let i = 0; i < 5; i++) fail();
+    advance(5000);
+    breaker.admit(A, now());
+    const restored = new CircuitBreaker({ initialState: breaker.toJSON() });
+    expect(restored.toJSON().origins[A]?.state).toBe('open');
+    expect(restored.admit(A, now())).toBeUndefined();
+    expect(restored.admit(A, now())).toBeInstanceOf(CircuitOpenError);
+  });
+
+  it('rejects a snapshot that is not one', () => {
+    expect(() => new CircuitBreaker({ initialState: {} as never })).toThrow(/initialState/);
+  });
+});
+
+describe('CircuitBreaker: options (R9)', () => {
+  it.each<[CircuitBreakerOptions, RegExp]>([
+    [{ failureRatio: 0 }, /failureRatio/],
+    [{ failureRatio: 1.5 }, /failureRatio/],
+    [{ minimumCalls: 0 }, /minimumCalls/],
+    [{ window: 5 }, /window/],
+    [{ consecutiveFailures: 0 }, /consecutiveFailures/],
+    [{ breakDuration: -1 }, /breakDuration/],
+    [{ breakDuration: 10_000, maxBreakDuration: 5000 }, /maxBreakDuration/],
+    [{ halfOpenProbes: 0 }, /halfOpenProbes/],
+    [{ failureRatio: false, consecutiveFailures: false }, /could never trip/],
+    [{ onStateChange: 1 as never }, /onStateChange/],
+    [{ breakDurations: 1 } as never, /Unknown circuit breaker option `circuitBreaker.breakDurations`/],
+  ])('%o throws naming the option', (options, message) => {
+    expect(() => new CircuitBreaker(options)).toThrow(message);
+  });
+
+  it('the policy option takes an instance or false; true and plain options throw naming it', () => {
+    expect(createBackoff({ circuitBreaker: false }).options.circuitBreaker).toBeUndefined();
+    const breaker = new CircuitBreaker();
+    expect(createBackoff({ circuitBreaker: breaker }).options.circuitBreaker).toBe(breaker);
+    expect(() => createBackoff({ circuitBreaker: true as never })).toThrow(
+      /Expected `circuitBreaker` to be an instance \(`new CircuitBreaker\(\)`/,
+    );
+    expect(() => createBackoff({ circuitBreaker: {} as never })).toThrow(TypeError);
+    expect(() => createBackoff({ metrics: {} as never })).toThrow(/`metrics`/);
+  });
+});
+
+describe('CircuitBreaker through the policy (RetryState)', () => {
+  const failure: Outcome = { type: 'response', status: 503 };
+  function policy(options: CircuitBreakerOptions = {}) {
+    let now = 0;
+    const breaker = new CircuitBreaker(options);
+    const backoff = createBackoff({
+      circuitBreaker: breaker,
+      now: () => now,
+      random: () => 0.5,
+      budget: false,
+    });
+    return { backoff, breaker, advance: (ms: number) => (now += ms), now: () => now };
+  }
+  const request = { url: 'https://api.example/items' };
+
+  it('counts a call once, after its retries: 5 failed calls of 4 attempts each trip it', () => {
+    const { backoff, breaker, now } = policy();
+    for (let call = 0; call < 5; call++) {
+      const state = backoff.start(request);
+      for (let attempt = 0; attempt < 3; attempt++) expect(state.next(failure).retry).toBe(true);
+      expect(breaker.state('https://api.example', now())).toBe('closed');
+      expect(state.next(failure)).toMatchObject({ retry: false, reason: 'retries-exhausted' });
+    }
+    expect(breaker.state('https://api.example', now())).toBe('open');
+  });
+
+  it('4xx never trips it; 501 and unknown errors neither', () => {
+    const { backoff, breaker, now } = policy({ consecutiveFailures: 1 });
+    for (const outcome of [
+      { type: 'response', status: 404 },
+      { type: 'response', status: 429 },
+      { type: 'response', status: 501 },
+      { type: 'error', kind: 'unknown', error: new Error('bug') },
+      { type: 'error', kind: 'tls', error: new Error('cert') },
+    ] as Outcome[]) {
+      backoff.extend({ retries: 0 }).start(request).next(outcome);
+    }
+    expect(breaker.state('https://api.example', now())).toBe('closed');
+  });
+
+  it('refuses a call while open: start() throws, nothing to send, result reason circuit-open', () => {
+    const { backoff } = policy({ consecutiveFailures: 1 });
+    backoff.extend({ retries: 0 }).start(request).next(failure);
+    let thrown: unknown;
+    try {
+      backoff.start(request);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(CircuitOpenError);
+    expect(getBackoffResult(thrown)).toEqual({
+      attempts: 0,
+      totalDelay: 0,
+      reason: 'circuit-open',
+      serverDelay: undefined,
+    });
+  });
+
+  it('a retry never waits into an open circuit: it stops with circuit-open', () => {
+    const { backoff } = policy({ consecutiveFailures: 1 });
+    const slow = backoff.start(request);
+    // Another call trips the circuit while this one is between attempts.
+    backoff.extend({ retries: 0 }).start(request).next(failure);
+    expect(slow.next(failure)).toMatchObject({ retry: false, reason: 'circuit-open' });
+    // A success is still a success.
+    const other = backoff.start({ url: 'https://other.example/' });
+    expect(other.next({ type: 'response', status: 200 })).toMatchObject({ reason: 'success' });
+  });
+
+  it('the circuit opening during a wait refuses the retry: wait() rejects with a CircuitOpenError', async () => {
+    const timers = { setTimeout: (callback: () => void) => queueMicrotask(callback), clearTimeout: () => {} };
+    const breaker = new CircuitBreaker({ consecutiveFailures: 1 });
+    const backoff = createBackoff({ circuitBreaker: breaker, timers, budget: false });
+    const state = backoff.start(request);
+    const decision = state.next(failure);
+    if (!decision.retry) throw new Error('expected a retry');
+    backoff.extend({ retries: 0 }).start(request).next(failure);
+    await expect(state.wait(decision)).rejects.toBeInstanceOf(CircuitOpenError);
+  });
+
+  it('a half-open probe that fails re-opens at once, without waiting out its retries', () => {
+    const { backoff, breaker, advance, now } = policy({ consecutiveFailures: 1 });
+    backoff.extend({ retries: 0 }).start(request).next(failure);
+    advance(5000);
+    const probe = backoff.start(request);
+    expect(probe.next(failure)).toMatchObject({ retry: false, reason: 'circuit-open' });
+    expect(breaker.state('https://api.example', now())).toBe('open');
+    expect(breaker.admit('https://api.example', now())).toMatchObject({ nextProbeIn: 10_000 });
+  });
+
+  it('the tripping 503 with Retry-After holds the circuit open that long, capped by maxRetryAfter', () => {
+    const { backoff, breaker, now } = policy({ consecutiveFailures: 1 });
+    backoff
+      .extend({ retries: 0 })
+      .start(request)
+      .next({ type: 'response', status: 503, headers: { 'retry-after': '20' } });
+    expect(breaker.admit('https://api.example', now())).toMatchObject({ nextProbeIn: 20_000 });
+
+    const capped = policy({ consecutiveFailures: 1 });
+    capped.backoff
+      .extend({ retries: 0, maxRetryAfter: 8000 })
+      .start(request)
+      .next({ type: 'response', status: 503, headers: { 'retry-after': '3600' } });
+    expect(capped.breaker.admit('https://api.example', capped.now())).toMatchObject({ nextProbeIn: 8000 });
+  });
+});

@@ -1,0 +1,161 @@
+import {
+  AggregationTemporality,
+  InMemoryMetricExporter,
+  MeterProvider,
+  PeriodicExportingMetricReader,
+} from '@opentelemetry/sdk-metrics';
+import { BackoffMetrics, CircuitBreaker, createBackoff, type Outcome } from 'backoff-core';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const failure: Outcome = { type: 'response', status: 503 };
+const ok: Outcome = { type: 'response', status: 200 };
+const request = { url: 'https://api.example/items' };
+// Waits end at once; the clock moves by each wait, so totals are exact.
+function clock() {
+  let now = 0;
+  return {
+    now: () => now,
+    timers: {
+      setTimeout: (callback: () => void, ms: number) => {
+        now += ms;
+        queueMicrotask(callback);
+      },
+      clearTimeout: () => {},
+    },
+  };
+}
+
+/** Runs one call to its end through the policy, as an adapter does: `outcomes` answer its attempts in order. */
+async function call(backoff: ReturnType<typeof createBackoff>, outcomes: readonly Outcome[]) {
+  const state = backoff.start(request);
+  for (const outcome of outcomes) {
+    const decision = state.next(outcome);
+    if (!decision.retry) return decision.reason;
+    await state.wait(decision);
+  }
+  throw new Error('script too short');
+}
+
+describe('BackoffMetrics', () => {
+  it('counts calls, attempts, retries, stop reasons, attempts per call and waits', async () => {
+    const metrics = new BackoffMetrics();
+    const backoff = createBackoff({ metrics, random: () => 0.5, jitter: 'none', ...clock() });
+    await call(backoff, [ok]);
+    await call(backoff, [failure, failure, ok]);
+    await call(backoff, [failure, failure, failure, failure]);
+    await call(backoff, [{ type: 'response', status: 404 }]);
+    expect(metrics.snapshot()).toEqual({
+      calls: 4,
+      attempts: 1 + 3 + 4 + 1,
+      retries: 2 + 3,
+      stops: { success: 2, 'retries-exhausted': 1, 'not-retryable-status': 1 },
+      attemptsPerCall: [0, 2, 0, 1, 1],
+      totalWait: 1000 + 2000 + 1000 + 2000 + 4000,
+      largestWait: 7000,
+      budgetRefusals: 0,
+      circuitRefusals: 0,
+      circuitChanges: { open: 0, halfOpen: 0, closed: 0 },
+    });
+  });
+
+  it('is shared between policies, and counts budget refusals and aborted waits', async () => {
+    const metrics = new BackoffMetrics();
+    const one = createBackoff({ metrics, budget: { reserve: 1 }, ...clock() });
+    const two = createBackoff({ metrics, ...clock() });
+    await call(one, [failure, failure]);
+    await call(two, [ok]);
+    const state = two.start(request);
+    const decision = state.next(failure);
+    if (!decision.retry) throw new Error('expected a retry');
+    await expect(state.wait(decision, AbortSignal.abort())).rejects.toThrow();
+    expect(metrics.snapshot()).toMatchObject({
+      calls: 3,
+      attempts: 4,
+      retries: 1,
+      stops: { 'budget-exhausted': 1, success: 1, aborted: 1 },
+      budgetRefusals: 1,
+    });
+  });
+
+  it('counts calls refused by an open circuit (nothing sent) and the circuit changes', () => {
+    const metrics = new BackoffMetrics();
+    let now = 0;
+    const breaker = new CircuitBreaker({ consecutiveFailures: 1 });
+    const backoff = createBackoff({ metrics, circuitBreaker: breaker, retries: 0, now: () => now });
+    backoff.start(request).next(failure);
+    expect(() => backoff.start(request)).toThrow(/open/);
+    now += 5000;
+    backoff.start(request).next(ok);
+    expect(metrics.snapshot()).toMatchObject({
+      calls: 3,
+      attempts: 2,
+      retries: 0,
+      attemptsPerCall: [1, 2],
+      stops: { 'retries-exhausted': 1, 'circuit-open': 1, success: 1 },
+      circuitRefusals: 1,
+      circuitChanges: { open: 1, halfOpen: 1, closed: 1 },
+    });
+  });
+
+  it('counting a call allocates nothing: the watcher is one object for every call', () => {
+    const metrics = new BackoffMetrics();
+    expect(metrics.watcher()).toBe(metrics.watcher());
+  });
+
+  it('rejects a meter that is not one', () => {
+    expect(() => new BackoffMetrics({ meter: {} as never })).toThrow(/`meter`/);
+  });
+});
+
+describe('BackoffMetrics into OpenTelemetry (the SDK in-memory exporter)', () => {
+  let provider: MeterProvider | undefined;
+  afterEach(async () => {
+    await provider?.shutdown();
+  });
+
+  it('records attempts per call and retry delay histograms, stops by reason and the circuit state', async () => {
+    const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+    const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 2_147_483_647 });
+    provider = new MeterProvider({ readers: [reader] });
+    const metrics = new BackoffMetrics({ meter: provider.getMeter('backoff-test') });
+    const breaker = new CircuitBreaker({ consecutiveFailures: 1 });
+    const backoff = createBackoff({ metrics, circuitBreaker: breaker, jitter: 'none', ...clock() });
+    await call(backoff, [failure, ok]);
+    await call(backoff, [failure, failure, failure, failure]);
+    await reader.forceFlush();
+
+    const exported = exporter.getMetrics().at(-1)?.scopeMetrics[0]?.metrics ?? [];
+    const byName = new Map(exported.map((metric) => [metric.descriptor.name, metric]));
+    expect([...byName.keys()].sort()).toEqual([
+      'backoff.call.attempts',
+      'backoff.call.retry_delay',
+      'backoff.call.stops',
+      'backoff.circuit.state',
+    ]);
+    const attempts = byName.get('backoff.call.attempts');
+    expect(attempts?.descriptor).toMatchObject({ unit: '{attempt}' });
+    expect(attempts?.dataPoints[0]?.value).toMatchObject({ count: 2, sum: 6, min: 2, max: 4 });
+    const delay = byName.get('backoff.call.retry_delay');
+    expect(delay?.descriptor).toMatchObject({ unit: 's' });
+    expect(delay?.dataPoints[0]?.value).toMatchObject({ count: 2, sum: 1 + 7 });
+    const stops = byName.get('backoff.call.stops');
+    expect(
+      Object.fromEntries(
+        (stops?.dataPoints ?? []).map((point) => [point.attributes['backoff.stop_reason'], point.value]),
+      ),
+    ).toEqual({ success: 1, 'retries-exhausted': 1 });
+    const state = byName.get('backoff.circuit.state');
+    expect(
+      (state?.dataPoints ?? []).map((point) => [point.attributes['backoff.circuit.state'], point.value]),
+    ).toEqual([
+      ['closed', 0],
+      ['open', 1],
+      ['half-open', 0],
+    ]);
+    expect(state?.dataPoints[0]?.attributes).toMatchObject({
+      'url.scheme': 'https',
+      'server.address': 'api.example',
+      'server.port': 443,
+    });
+  });
+});

@@ -23,30 +23,31 @@ export const SIZE_ENTRIES: readonly SizeEntry[] = [
     name: 'axios-backoff (with backoff-core)',
     path: 'src/size/axios-backoff-only.ts',
     external: ['axios'],
-    // 6886 before issue 15 measured this way; +283 for the breaker/metrics hooks (their classes tree-shake away).
-    budget: 7280,
+    // 9409 with issues 13-16 together (6886 before them): the breaker/metrics hooks (their classes tree-shake
+    // away), the key read back from the sent request, async hooks, RateLimit drafts, not-sent, server hints, offline.
+    budget: 9550,
   },
   {
     name: 'ky-backoff (with backoff-core)',
     path: 'src/size/ky-backoff-only.ts',
     external: ['ky'],
-    // 7190 before issue 15 measured this way; +192 for the breaker/metrics hooks.
-    budget: 7490,
+    // 10518 with issues 13-16 together (7190 before them); issue 13's ride on ky's loop is ~0.7 kB of it.
+    budget: 10_680,
   },
   {
     name: 'axios-backoff + CircuitBreaker + BackoffMetrics',
     path: 'src/size/axios-backoff-resilience.ts',
     external: ['axios'],
-    budget: 10_120,
+    budget: 12_390,
   },
   {
     name: 'ky-backoff + CircuitBreaker + BackoffMetrics',
     path: 'src/size/ky-backoff-resilience.ts',
     external: ['ky'],
-    budget: 10_330,
+    budget: 13_510,
   },
-  // The whole package, CircuitBreaker and BackoffMetrics included (6090 before issue 15).
-  { name: 'backoff-core', path: '../packages/backoff-core/src/index.ts', external: [], budget: 9240 },
+  // The whole package, CircuitBreaker and BackoffMetrics included (6090 before issue 15, 11377 after 13-16).
+  { name: 'backoff-core', path: '../packages/backoff-core/src/index.ts', external: [], budget: 11_550 },
   // The adapters' own code alone: what they would weigh on top of a core the page already has.
   {
     name: 'axios-backoff alone (core external)',

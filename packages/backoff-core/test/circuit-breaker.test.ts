@@ -300,6 +300,19 @@ describe('CircuitBreaker through the policy (RetryState)', () => {
     expect(breaker.state('https://api.example', now())).toBe('closed');
   });
 
+  it.each<[string, Outcome]>([
+    [
+      'a refused connection (not-sent)',
+      { type: 'error', kind: 'not-sent', error: new Error('ECONNREFUSED') },
+    ],
+    ['a network error', { type: 'error', kind: 'network', error: new Error('ECONNRESET') }],
+    ['a timeout', { type: 'error', kind: 'timeout', error: new Error('timeout') }],
+  ])('%s after its retries counts as a failure', (_label, outcome) => {
+    const { backoff, breaker, now } = policy({ consecutiveFailures: 1 });
+    backoff.extend({ retries: 0 }).start(request).next(outcome);
+    expect(breaker.state('https://api.example', now())).toBe('open');
+  });
+
   it('refuses a call while open: start() throws, nothing to send, result reason circuit-open', () => {
     const { backoff } = policy({ consecutiveFailures: 1 });
     backoff.extend({ retries: 0 }).start(request).next(failure);
@@ -338,6 +351,7 @@ describe('CircuitBreaker through the policy (RetryState)', () => {
     if (!decision.retry) throw new Error('expected a retry');
     backoff.extend({ retries: 0 }).start(request).next(failure);
     await expect(state.wait(decision)).rejects.toBeInstanceOf(CircuitOpenError);
+    expect(state.result()).toMatchObject({ attempts: 1, reason: 'circuit-open' });
   });
 
   it('a half-open probe that fails re-opens at once, without waiting out its retries', () => {

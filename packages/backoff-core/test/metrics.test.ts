@@ -97,6 +97,26 @@ describe('BackoffMetrics', () => {
     });
   });
 
+  it('counts a call once: an attempt decided again after its stop (ky), and an onRetry that throws', async () => {
+    const metrics = new BackoffMetrics();
+    const backoff = createBackoff({ metrics, budget: false, ...clock() });
+    // ky: fetch's 200 is decided, then an afterResponse hook turns it into a 503 that is decided again.
+    const revised = backoff.start(request);
+    expect(revised.next(ok)).toMatchObject({ retry: false, reason: 'success' });
+    const again = await revised.revise(failure);
+    expect(again.retry).toBe(true);
+    const thrower = backoff.extend({
+      onRetry: () => {
+        throw new Error('no');
+      },
+    });
+    const state = thrower.start(request);
+    const decision = state.next(failure);
+    if (!decision.retry) throw new Error('expected a retry');
+    await expect(state.wait(decision)).rejects.toThrow('no');
+    expect(metrics.snapshot()).toMatchObject({ calls: 2, stops: { success: 1, status: 1 } });
+  });
+
   it('counting a call allocates nothing: the watcher is one object for every call', () => {
     const metrics = new BackoffMetrics();
     expect(metrics.watcher()).toBe(metrics.watcher());

@@ -140,13 +140,15 @@ describe('R14 offline: a network error while offline waits for the network', () 
     const { clock, network, policy } = setup();
     network.online = false;
     const controller = new AbortController();
-    const { status, waiting } = failOnce(policy, failedFetch(), controller.signal);
+    const { state, status, waiting } = failOnce(policy, failedFetch(), controller.signal);
     clock.advance(500);
     await settle();
     const reason = new Error('gave up');
     controller.abort(reason);
     await waiting;
     expect(status).toEqual({ done: true, error: reason });
+    // The call stopped because of the abort, not the network error it was waiting to retry (issue 14, R7).
+    expect(state.result()).toMatchObject({ attempts: 1, reason: 'aborted' });
     expect(network.listeners).toBe(0);
     expect(clock.pendingCount).toBe(0);
   });

@@ -168,7 +168,8 @@ export function describeCircuitBreakerClient(driver: BackoffClientDriver): void 
       clock.advance(500);
       const settled = await pending;
       expect(circuitOpen(driver, settled)).toBeInstanceOf(CircuitOpenError);
-      expect(settled.result).toMatchObject({ attempts: 1 });
+      // The reason says why the call stopped: the circuit, not the 503 it was waiting to retry.
+      expect(settled.result).toMatchObject({ attempts: 1, reason: 'circuit-open' });
       expect(hits(slowRoute, tripRoute)).toBe(2);
     });
 

@@ -163,9 +163,11 @@ export function kyBackoff<Instance extends KyInstanceLike>(
     });
 
     // Only on a retry (also one you force): ky 2 sends a request no hook sees next, so the call names itself.
-    const beforeRetry = mark((state: { options?: HookOptions }) => {
+    const beforeRetry = mark((state: { options?: HookOptions; request?: unknown }) => {
       const perCall = state.options?.retry;
       const call = callOf(state.options);
+      // A new attempt, also where a request's own `fetch` replaced kyBackoff's for this call (ky 2).
+      call?.beginAttempt(state.request);
       if (call?.announces === false && isObject(perCall) && Object.hasOwn(perCall, CALL)) {
         call.announces = true;
         announceAttempts(perCall as KyRetry, call);

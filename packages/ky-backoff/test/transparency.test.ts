@@ -237,5 +237,26 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
         expect(next.hits).toHaveLength(2);
       },
     );
+
+    // Found by ky's own suite ("init hook runs only once even with retries"): a request's own `fetch` replaces
+    // kyBackoff's for that call, so a new attempt must be known from ky's beforeRetry too.
+    it("a request's own fetch: each failed attempt is decided once, and retries stop at the limit", async () => {
+      const route = server.script('/own-fetch', [500]);
+      let fetches = 0;
+      const own = async (input: Request) => {
+        fetches++;
+        return fetch(input);
+      };
+      const api = wrap(client.ky, { retries: 2 });
+      const settled = await api(`${API}/own-fetch`, { fetch: own }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(kyErrorKind(client, settled)).toBe('http');
+      expect(fetches).toBe(3);
+      expect(route.hits).toHaveLength(3);
+      expect(clock.waits).toEqual([500, 1000]);
+      expect(getBackoffResult(settled)).toMatchObject({ attempts: 3, reason: 'retries-exhausted' });
+    });
   },
 );

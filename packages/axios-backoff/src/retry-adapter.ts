@@ -10,6 +10,7 @@ import {
   type Decision,
   getBackoffResult,
   type Outcome,
+  type RetryDecision,
   type RetryState,
 } from 'backoff-core';
 import { type AdapterSetting, resolveAdapter } from './axios-compat.js';
@@ -19,10 +20,15 @@ import { errorOutcome, rejectedResponse, responseOutcome } from './outcome.js';
 import { withResult } from './result.js';
 import { requestUrl } from './url.js';
 
-/** One `axiosBackoff` call: its policy, and whether it is still installed. */
+/** One `axiosBackoff` call: its policy, whether it is still installed, and its adapter for the last setting. */
 export interface Installation {
   readonly policy: Backoff;
   active: boolean;
+  /**
+   * The retrying adapter made for the last adapter setting seen. An instance's requests nearly always share one
+   * setting, so one adapter serves them all: no closure per request.
+   */
+  last?: RetryingAdapter | undefined;
 }
 
 // Registered, so that a second copy of this package recognises the adapters of the first.
@@ -53,14 +59,15 @@ function rejectBadOverride(backoff: unknown): never {
  * request's `signal` and `cancelToken`. Cancelled meanwhile, it rejects at once as axios would for a request
  * cancelled before it is sent; any other rejection (`shouldRetry` or `onRetry` failing) ends the call with it.
  */
-async function cancellable<T>(
+async function cancellable<A, T>(
   config: InternalAxiosRequestConfig,
   state: RetryState,
-  step: (signal: AbortSignal | undefined) => T | Promise<T>,
+  step: (state: RetryState, arg: A, signal: AbortSignal | undefined) => T | Promise<T>,
+  arg: A,
 ): Promise<T> {
   const { signal, release } = waitSignal(config);
   try {
-    return await step(signal);
+    return await step(state, arg, signal);
   } catch (reason) {
     // An open circuit (the retry was refused after its wait) is reported as axios reports a failure.
     throw withResult(cancellation(config) ?? circuitOpen(reason, config), state.result());
@@ -68,6 +75,12 @@ async function cancellable<T>(
     release();
   }
 }
+
+// The steps `cancellable` runs, as plain functions: a closure over the attempt would keep it alive in the wait.
+const decideStep = (state: RetryState, outcome: Outcome, signal: AbortSignal | undefined) =>
+  state.decide(outcome, signal);
+const waitStep = (state: RetryState, decision: RetryDecision, signal: AbortSignal | undefined) =>
+  state.wait(decision, signal);
 
 /**
  * One logical request: send through the real adapter, ask the core, wait, send again. It runs where axios
@@ -82,10 +95,13 @@ async function sendWithRetries(
 ): Promise<AxiosResponse> {
   // axios has already resolved the adapter it calls (this one): the config goes back to the caller's own setting,
   // so `response.config.adapter` / `error.config.adapter` show what they set, and a re-sent config works as the first.
+  // A list is copied, as axios's config merge gives every request its own.
   if (setting === undefined) delete config.adapter;
-  else config.adapter = setting;
-  // Resolved as dispatchRequest resolves it, so names ('http', 'fetch', lists) and custom adapters all work.
-  const adapter = resolveAdapter(setting ?? axios.defaults.adapter, config);
+  else config.adapter = Array.isArray(setting) ? [...setting] : setting;
+  // Resolved as dispatchRequest resolves it, so names ('http', 'fetch', lists) and custom adapters all work; a
+  // function is its own resolution.
+  const adapter =
+    typeof setting === 'function' ? setting : resolveAdapter(setting ?? axios.defaults.adapter, config);
   const { backoff } = config;
   if (!installation.active || backoff === false) return adapter(config);
   if (backoff !== undefined && (typeof backoff !== 'object' || backoff === null)) rejectBadOverride(backoff);
@@ -114,7 +130,7 @@ async function sendWithRetries(
   for (;;) {
     let response: AxiosResponse | undefined;
     let failure: { error: unknown } | undefined;
-    let outcome: Outcome;
+    let outcome: Outcome | undefined;
     try {
       response = await adapter(config);
       outcome = responseOutcome(response);
@@ -126,13 +142,17 @@ async function sendWithRetries(
     const decision =
       policy.options.shouldRetry === undefined
         ? (state.decide(outcome) as Decision)
-        : await cancellable(config, state, (signal) => state.decide(outcome, signal));
+        : await cancellable(config, state, decideStep, outcome);
     if (!decision.retry) {
       if (failure !== undefined) throw withResult(failure.error, state.result());
       return withResult(response as AxiosResponse, state.result());
     }
     discardResponse(response ?? rejectedResponse(failure?.error), config.responseType);
-    await cancellable(config, state, (signal) => state.wait(decision, signal));
+    // Let go of the failed attempt before the wait: a parked request holds only its config and its state.
+    response = undefined;
+    failure = undefined;
+    outcome = undefined;
+    await cancellable(config, state, waitStep, decision);
   }
 }
 
@@ -148,8 +168,23 @@ function circuitOpen(error: unknown, config: InternalAxiosRequestConfig): unknow
   return withResult(wrapped, getBackoffResult(error) as BackoffResult);
 }
 
-/** An adapter that retries `setting` (the request's own adapter) under one installation's policy. */
+/** Whether two adapter settings name the same adapters (axios's config merge copies a list per request). */
+function sameSetting(a: AdapterSetting, b: AdapterSetting): boolean {
+  if (a === b) return true;
+  if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+  return a.every((item, i) => item === b[i]);
+}
+
+/**
+ * An adapter that retries `setting` (the request's own adapter) under one installation's policy: the one made
+ * for the previous request when its setting was the same, else a new one.
+ */
 export function retryingAdapter(setting: AdapterSetting, installation: Installation): AxiosAdapter {
-  const adapter = (config: InternalAxiosRequestConfig) => sendWithRetries(config, setting, installation);
-  return Object.defineProperty(adapter, ORIGINAL, { value: setting }) as RetryingAdapter;
+  const { last } = installation;
+  if (last !== undefined && sameSetting(last[ORIGINAL], setting)) return last;
+  // A list is kept as a copy of its own, which no caller can change afterwards.
+  const own = Array.isArray(setting) ? [...setting] : setting;
+  const adapter = (config: InternalAxiosRequestConfig) => sendWithRetries(config, own, installation);
+  installation.last = Object.defineProperty(adapter, ORIGINAL, { value: own }) as RetryingAdapter;
+  return installation.last;
 }

@@ -398,7 +398,8 @@ export class RetryState {
       // parked in its wait holds no more than it needs (issue 17).
       this.#outcome = undefined;
       if (hook !== undefined) await hook;
-      started = this.#options.now();
+      // Timed only when an abort can cut the wait short (then only the part that passed counts).
+      if (signal) started = this.#options.now();
       await sleep(decision.delay, signal, this.#options.timers);
       this.#totalDelay += decision.delay;
     } catch (reason) {

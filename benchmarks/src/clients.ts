@@ -279,3 +279,36 @@ export const kyNoopHooks: Variant = {
 export function control(variant: Variant): Variant {
   return { ...variant, id: `${variant.id}-control`, name: `${variant.name} (A/A control)` };
 }
+
+/** Spins (no allocation, no await) until `us` µs of wall time have passed: CPU the harness must see. */
+function busyWait(us: number): void {
+  const end = performance.now() + us / 1000;
+  while (performance.now() < end) {
+    // Spinning on purpose.
+  }
+}
+
+/** The busy-wait of the calibration control, in µs per request. */
+export const CALIBRATION_US = 3;
+
+/**
+ * The calibration control: the bare client plus a known `us` µs of busy-waiting per request. What the harness
+ * reports for it (against the bare client of the same rounds) shows how well it resolves a cost of that size.
+ */
+export function calibration(variant: Variant, us = CALIBRATION_US): Variant {
+  return {
+    ...variant,
+    id: `${variant.id}-calibration`,
+    name: `${variant.name} (calibration)`,
+    config: `${variant.config}, + ${us} µs busy-wait per request`,
+    create: (transport, backoff) => {
+      const client = variant.create(transport, backoff);
+      return {
+        get: (url) => {
+          busyWait(us);
+          return client.get(url);
+        },
+      };
+    },
+  };
+}

@@ -28,7 +28,7 @@ import { fixed, markdownTable, ratio } from './table.js';
 /**
  * The first variant of each family is its baseline (the client as installed, with nothing added). Each family
  * has its two controls: the same bare client measured again (A/A: the noise) and the bare client plus a known
- * busy-wait (calibration: what a cost of that size reads as).
+ * amount of CPU work (calibration: what a cost of that size reads as).
  */
 export const OVERHEAD_VARIANTS: readonly Variant[] = [
   axiosBare,

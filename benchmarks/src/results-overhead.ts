@@ -28,7 +28,7 @@ export function resolution(result: OverheadResult | undefined, family: Family): 
   return Math.max(Math.abs(control.addedUs.q1), Math.abs(control.addedUs.q3));
 }
 
-/** One line per family: the A/A spread and what the known busy-wait reads as. */
+/** One line per family: the A/A spread and what the known calibration work reads as. */
 function controlLines(result: OverheadResult, unit: 'µs' | 'ratio'): string[] {
   return FAMILIES.flatMap((family) => {
     const control = find(result, `${family}-control`);
@@ -37,13 +37,13 @@ function controlLines(result: OverheadResult, unit: 'µs' | 'ratio'): string[] {
     if (unit === 'ratio') {
       return [
         `- ${family}: A/A ${ratio(control.ratio.median)} (min–max ${ratio(control.ratio.min)}–` +
-          `${ratio(control.ratio.max)}); the ${CALIBRATION_US} µs busy-wait read as ${signed(calibrated.addedUs.median)} µs ` +
+          `${ratio(control.ratio.max)}); the ${CALIBRATION_US} µs of calibration work read as ${signed(calibrated.addedUs.median)} µs ` +
           `(IQR ${addedRange(calibrated.addedUs)}).`,
       ];
     }
     return [
       `- ${family}: A/A ${signed(control.addedUs.median, 2)} µs (IQR ${addedRange(control.addedUs)}, min–max ` +
-        `${signed(control.addedUs.min)} … ${signed(control.addedUs.max)}); the ${CALIBRATION_US} µs busy-wait ` +
+        `${signed(control.addedUs.min)} … ${signed(control.addedUs.max)}); the ${CALIBRATION_US} µs of calibration work ` +
         `read as ${signed(calibrated.addedUs.median, 2)} µs (IQR ${addedRange(calibrated.addedUs)}).`,
     ];
   });
@@ -86,8 +86,8 @@ export function overheadSection(report: BenchReport): string {
       '',
       '**What this run resolves.** *A/A control*: the bare client measured again as if it were another library; ' +
         'its spread is the resolution limit (a difference inside it is noise). *Calibration*: the bare client plus ' +
-        `a busy-wait of a known ${CALIBRATION_US} µs per request; what it reads as shows how faithfully the harness ` +
-        'reports a cost of that size.',
+        `a known ${CALIBRATION_US} µs of CPU work per request (a spin loop timed once against \`process.cpuUsage()\`); ` +
+        'what it reads as shows how faithfully the harness reports a cost of that size.',
       '',
       ...controlLines(inProc, 'µs'),
       '',

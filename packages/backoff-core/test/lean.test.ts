@@ -56,50 +56,43 @@ describe('issue 17: a success path without needless work', () => {
 });
 
 describe('issue 17: a request parked in its retry wait holds nothing of the failed attempt', () => {
-  it('withBackoff lets go of the failed Response while it waits', async () => {
+  /**
+   * Sends one request through withBackoff whose first attempt fails as `fail` says (a Response to return, or an
+   * error to throw), and checks, while the retry waits, that the failed attempt's object has been collected.
+   */
+  async function parkedAfter(fail: () => { response: Response } | { error: Error }): Promise<void> {
     const clock = new VirtualClock();
     clock.auto = false;
-    let failed: WeakRef<Response> | undefined;
+    let failed: WeakRef<object> | undefined;
     let calls = 0;
     const fetchWithBackoff = withBackoff(
       async () => {
         calls++;
         if (calls > 1) return new Response('ok');
-        const response = new Response('busy', { status: 503 });
-        failed = new WeakRef(response);
-        return response;
+        const attempt = fail();
+        if ('response' in attempt) {
+          failed = new WeakRef(attempt.response);
+          return attempt.response;
+        }
+        failed = new WeakRef(attempt.error);
+        throw attempt.error;
       },
       { timers: clock.timers, now: clock.now, random: () => 0.5, budget: false },
     );
     const pending = fetchWithBackoff('https://api.test/items');
     await clock.nextWait();
-    expect(await collected(failed as WeakRef<Response>)).toBe(true);
+    expect(await collected(failed as WeakRef<object>)).toBe(true);
     clock.advance(60_000);
     expect((await pending).status).toBe(200);
+  }
+
+  it('withBackoff lets go of the failed Response while it waits', async () => {
+    await parkedAfter(() => ({ response: new Response('busy', { status: 503 }) }));
   });
 
   it('withBackoff lets go of the failed attempt’s error while it waits', async () => {
-    const clock = new VirtualClock();
-    clock.auto = false;
-    let failed: WeakRef<Error> | undefined;
-    let calls = 0;
-    const fetchWithBackoff = withBackoff(
-      async () => {
-        calls++;
-        if (calls > 1) return new Response('ok');
-        const error = new TypeError('fetch failed', {
-          cause: Object.assign(new Error('reset'), { code: 'ECONNRESET' }),
-        });
-        failed = new WeakRef(error);
-        throw error;
-      },
-      { timers: clock.timers, now: clock.now, random: () => 0.5, budget: false },
-    );
-    const pending = fetchWithBackoff('https://api.test/items');
-    await clock.nextWait();
-    expect(await collected(failed as WeakRef<Error>)).toBe(true);
-    clock.advance(60_000);
-    expect((await pending).status).toBe(200);
+    const cause = Object.assign(new Error('reset'), { code: 'ECONNRESET' });
+    await parkedAfter(() => ({ error: new TypeError('fetch failed', { cause }) }));
   });
 
   it('RetryState.wait keeps the error only when it waits for the network (the deadline may end the call with it)', async () => {

@@ -279,3 +279,59 @@ export const kyNoopHooks: Variant = {
 export function control(variant: Variant): Variant {
   return { ...variant, id: `${variant.id}-control`, name: `${variant.name} (A/A control)` };
 }
+
+// Folded into by every spin, so the JIT cannot drop the loop.
+let spun = 0;
+
+/** `iterations` steps of a small integer recurrence: pure CPU, no allocation, no clock read. */
+function spin(iterations: number): void {
+  let x = spun;
+  for (let i = 0; i < iterations; i++) x = (Math.imul(x, 1103515245) + 12345) | 0;
+  spun = x;
+}
+
+let perUs: number | undefined;
+
+/**
+ * Steps of `spin` per µs of CPU on this machine, measured once (20 M steps, by `process.cpuUsage()`, which counts
+ * this process's CPU only: other work on the machine does not shorten or stretch it). Spinning on the clock
+ * instead would also count the clock reads, which cost µs themselves on some virtual machines.
+ */
+function stepsPerUs(): number {
+  if (perUs === undefined) {
+    spin(1_000_000);
+    const steps = 20_000_000;
+    const before = process.cpuUsage();
+    spin(steps);
+    const used = process.cpuUsage(before);
+    perUs = steps / Math.max(1, used.user + used.system);
+  }
+  return perUs;
+}
+
+/** The CPU work of the calibration control, in µs per request. */
+export const CALIBRATION_US = 3;
+
+/**
+ * The calibration control: the bare client plus a known `us` µs of CPU work per request (a spin measured
+ * against `process.cpuUsage()` once). What the harness
+ * reports for it (against the bare client of the same rounds) shows how well it resolves a cost of that size.
+ */
+export function calibration(variant: Variant, us = CALIBRATION_US): Variant {
+  return {
+    ...variant,
+    id: `${variant.id}-calibration`,
+    name: `${variant.name} (calibration)`,
+    config: `${variant.config}, + ${us} µs of CPU work per request`,
+    create: (transport, backoff) => {
+      const client = variant.create(transport, backoff);
+      const steps = Math.round(stepsPerUs() * us);
+      return {
+        get: (url) => {
+          spin(steps);
+          return client.get(url);
+        },
+      };
+    },
+  };
+}

@@ -8,6 +8,7 @@ import {
   axiosWithBackoff,
   axiosWithRetryAxios,
   type Client,
+  calibration,
   control,
   type Family,
   fetchBare,
@@ -24,22 +25,33 @@ import { MockTransport, requestUrl } from './mock-transport.js';
 import { type Spread, spread } from './stats.js';
 import { fixed, markdownTable, ratio } from './table.js';
 
-/** The first variant of each family is its baseline (the client as installed, with nothing added). */
+/**
+ * The first variant of each family is its baseline (the client as installed, with nothing added). Each family
+ * has its two controls: the same bare client measured again (A/A: the noise) and the bare client plus a known
+ * amount of CPU work (calibration: what a cost of that size reads as).
+ */
 export const OVERHEAD_VARIANTS: readonly Variant[] = [
   axiosBare,
   control(axiosBare),
+  calibration(axiosBare),
   axiosPassThrough,
   axiosWithBackoff,
   axiosWithAxiosRetry,
   axiosWithRetryAxios,
   kyDefaults,
   control(kyDefaults),
+  calibration(kyDefaults),
   kyNoRetry,
   kyNoopHooks,
   kyWithBackoff,
   fetchBare,
+  control(fetchBare),
+  calibration(fetchBare),
   fetchWithBackoff,
 ];
+
+/** Issue 17's target: axios-backoff's own work per successful request, in-process, over bare axios. */
+export const AXIOS_ADDED_TARGET_US = 2;
 
 /**
  * `loopback`: the keep-alive server on 127.0.0.1 (the issue's measure). `in-process`: the same clients on the
@@ -74,6 +86,8 @@ export interface OverheadOptions {
   readonly variants?: readonly Variant[];
   /** @default 'loopback' */
   readonly server?: OverheadServer;
+  /** Pins the loopback server's process to its own core (see pinning.ts); returns whether it did. */
+  readonly pinServer?: ((pid: number) => boolean) | undefined;
 }
 
 export interface OverheadRow {
@@ -98,10 +112,13 @@ export interface OverheadResult {
   readonly concurrency: number;
   readonly warmup: number;
   readonly seconds: number;
+  /** Whether the loopback server ran pinned to a core of its own. */
+  readonly serverPinned: boolean;
 }
 
 interface Server {
   readonly url: string;
+  readonly pinned: boolean;
   /** What each variant's client is built on (its own agent or mock, made by `transport()`). */
   transport(): Transport;
   close(): Promise<void>;
@@ -112,13 +129,14 @@ function mockServer(): Server {
   const mock = new MockTransport(() => 200);
   return {
     url: requestUrl(0),
+    pinned: false,
     transport: () => ({ axiosAdapter: mock.axiosAdapter, fetch: mock.fetch }),
     close: async () => {},
   };
 }
 
 /** Starts the loopback server in a child process and resolves once it listens. */
-function startServer(): Promise<Server> {
+function startServer(pinServer: (pid: number) => boolean = () => false): Promise<Server> {
   const agents: Agent[] = [];
   const script = fileURLToPath(new URL('./server-process.ts', import.meta.url));
   // No inherited execArgv (tsx's or vitest's loaders): the child is plain Node, which runs the .ts itself.
@@ -133,6 +151,7 @@ function startServer(): Promise<Server> {
       child.removeAllListeners('exit');
       resolve({
         url: `http://127.0.0.1:${message.port}/items`,
+        pinned: child.pid !== undefined && pinServer(child.pid),
         // Each axios client its own keep-alive agent, as its own instance would have; fetch keeps connections
         // alive by itself (undici's global pool).
         transport: () => {
@@ -199,7 +218,7 @@ export async function runOverhead(options: OverheadOptions = {}): Promise<Overhe
   const variants = options.variants ?? OVERHEAD_VARIANTS;
   const mode = options.server ?? 'loopback';
   const started = performance.now();
-  const server = mode === 'loopback' ? await startServer() : mockServer();
+  const server = mode === 'loopback' ? await startServer(options.pinServer) : mockServer();
   try {
     const clients = variants.map((variant) => variant.create(server.transport()));
     const cpu = variants.map(() => [] as number[]);
@@ -243,32 +262,53 @@ export async function runOverhead(options: OverheadOptions = {}): Promise<Overhe
       };
     });
     const seconds = (performance.now() - started) / 1000;
-    return { server: mode, rows, rounds, requests, concurrency, warmup, seconds };
+    return {
+      server: mode,
+      rows,
+      rounds,
+      requests,
+      concurrency,
+      warmup,
+      seconds,
+      serverPinned: server.pinned,
+    };
   } finally {
     await server.close();
   }
 }
 
-/** Whether a backoff row meets the target (on the loopback server); undefined where it does not apply. */
+/**
+ * Whether a backoff row meets its target; undefined where none applies. In-process: issue 17's µs for
+ * axios-backoff, issue 13's ratio for ky-backoff. On the loopback: the ratios of issues 7 and 13.
+ */
 export function overheadVerdict(result: OverheadResult, row: OverheadRow): 'met' | 'missed' | undefined {
-  if (result.server !== 'loopback' || !/backoff/i.test(row.variant.name)) return undefined;
-  return row.ratio.median <= loopbackTarget(row) ? 'met' : 'missed';
+  if (!/backoff/i.test(row.variant.name)) return undefined;
+  const met = (ok: boolean) => (ok ? 'met' : 'missed');
+  if (result.server === 'loopback') return met(row.ratio.median <= loopbackTarget(row));
+  if (row.variant.id === 'axios-backoff') return met(row.addedUs.median <= AXIOS_ADDED_TARGET_US);
+  if (row.variant.id === 'ky-backoff') return met(row.ratio.median <= KY_TARGETS.inProcess);
+  return undefined;
 }
 
-function signed(us: number): string {
-  return `${us >= 0 ? '+' : ''}${fixed(us, 1)}`;
+export function signed(us: number, digits = 1): string {
+  return `${us >= 0 ? '+' : ''}${fixed(us, digits)}`;
 }
 
+/** A spread of added µs as `+1.2 … +2.0` (its IQR). */
+export function addedRange(spread: Spread): string {
+  return `${signed(spread.q1)} \u2026 ${signed(spread.q3)}`;
+}
+
+/** One table per server: µs first (what the in-process measure resolves), then the ratios. */
 export function overheadTable(result: OverheadResult): string {
-  const loopback = result.server === 'loopback';
   const rows = result.rows.map((row) => {
     const relative = row.isBaseline
       ? ['baseline', '', '', '']
       : [
-          ratio(row.ratio.median),
-          `${ratio(row.ratio.q1)}\u2013${ratio(row.ratio.q3)}`,
-          `${ratio(row.ratio.min)}\u2013${ratio(row.ratio.max)}`,
           signed(row.addedUs.median),
+          addedRange(row.addedUs),
+          ratio(row.ratio.median),
+          `${ratio(row.ratio.min)}\u2013${ratio(row.ratio.max)}`,
         ];
     return [
       row.variant.name,
@@ -277,20 +317,20 @@ export function overheadTable(result: OverheadResult): string {
       ...relative,
       fixed(row.userUs.median, 1),
       fixed(row.wallUs.median, 0),
-      ...(loopback ? [overheadVerdict(result, row) ?? ''] : []),
+      overheadVerdict(result, row) ?? '',
     ];
   });
   const header = [
     'client',
     'config',
     'CPU µs/req',
+    'added µs/req (median)',
+    'added IQR',
     'ratio (median)',
-    'IQR',
-    'min\u2013max',
-    'added µs/req',
+    'ratio min\u2013max',
     'user µs/req',
     'wall µs/req',
-    ...(loopback ? ['target'] : []),
+    'target',
   ];
   return markdownTable(header, rows, ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l']);
 }

@@ -1,13 +1,8 @@
 import { amplificationTable } from './amplification.js';
 import { type DecisionResult, decisionTable } from './decision.js';
 import { memoryTable } from './memory.js';
-import {
-  KY_TARGETS,
-  loopbackTarget,
-  type OverheadResult,
-  type OverheadRow,
-  overheadTable,
-} from './overhead.js';
+import { KY_TARGETS, type OverheadResult, type OverheadRow } from './overhead.js';
+import { memoryVerdicts, overheadSection, overheadVerdicts } from './results-overhead.js';
 import { moduleTable, type SizeResult, sizeTable } from './size.js';
 import { ADAPTER_TARGET_BYTES } from './size-entries.js';
 import type { BenchReport } from './suite.js';
@@ -40,101 +35,6 @@ const SIZE_IDEAS: Readonly<Record<string, string>> = {
     'key generation, including a UUID fallback for runtimes without `crypto.randomUUID` (browsers outside ' +
     'secure contexts); Node >= 22 always has it.',
 };
-
-function overheadSection(report: BenchReport): string {
-  const loop = report.overhead;
-  const inProc = report.overheadInProcess;
-  if (loop === undefined || inProc === undefined) return '';
-  const lines = [
-    '## 1. Success-path overhead',
-    '',
-    `Client CPU time (\`process.cpuUsage()\`, user + system) per successful GET. One family (axios, ky, fetch) ` +
-      `at a time: ${fixed(loop.warmup)} untimed requests per client, then ${loop.rounds} rounds in which every ` +
-      `client of the family sends ${fixed(loop.requests)} requests (${loop.concurrency} in flight), in a freshly ` +
-      'shuffled order (seeded), a full GC before each batch. Ratios are taken per round against the bare client ' +
-      'of the family in that round; the median over rounds is reported with the IQR and min–max.',
-    '',
-    '**Loopback** (the issue’s measure): a keep-alive `node:http` server on 127.0.0.1 in a child process, so ' +
-      'only the client’s CPU is counted — but that includes the kernel’s work on both ends of the loopback ' +
-      'socket during the client’s own `write()`. axios uses its http adapter with a keep-alive agent per ' +
-      'client; ky and fetch use Node’s fetch (undici, keep-alive by default).',
-    '',
-    overheadTable(loop),
-    '',
-    '**In-process** (the same clients and harness, the server replaced by the in-process mock of measure 3: ' +
-      `an axios adapter / a fetch answering 200 at once; ${inProc.rounds} rounds of ${fixed(inProc.requests)}): ` +
-      'only JavaScript is timed, so the added µs are the libraries’ own work per request.',
-    '',
-    overheadTable(inProc),
-    '',
-    '- *A/A control*: a second bare client, measured like the others. Its spread is the noise floor: ratios ' +
-      'closer to 1 than it are not resolved by this run.',
-    '- *pass-through adapter* / *no-op hooks*: the least any retry plugin of that shape costs — an async ' +
-      'wrapper around axios’s adapter (as axios-backoff installs), or what ky-backoff installs (a `beforeRequest` ' +
-      'and a `beforeError` hook, a pass-through `fetch`) doing nothing.',
-  ];
-  return lines.join('\n');
-}
-
-function overheadVerdicts(report: BenchReport): string[] {
-  const loop = report.overhead;
-  const inProc = report.overheadInProcess;
-  if (loop === undefined || inProc === undefined) return [];
-  const start = report.decision?.rows.find((r) => r.name.startsWith('start()'))?.ns.median;
-  const success = report.decision?.rows.find((r) => r.name.startsWith('next(200)'))?.ns.median;
-  const core =
-    start === undefined || success === undefined
-      ? ''
-      : ` The core’s own share is start() + next(200) ≈ ${fixed(start + success, 0)} ns (measure 2).`;
-  const lines: string[] = [];
-  const pairs = [
-    ['axios-backoff', 'axios', 'axios-pass-through', 'axios + axios-backoff'],
-    ['ky-backoff', 'ky', 'ky-noop-hooks', 'ky + ky-backoff'],
-    ['with-backoff', 'fetch', undefined, 'fetch + withBackoff'],
-  ] as const;
-  for (const [id, base, floor, name] of pairs) {
-    const onLoop = row(loop, id);
-    if (onLoop === undefined) continue;
-    const target = loopbackTarget(onLoop);
-    const met = onLoop.ratio.median <= target;
-    const inside = row(inProc, id);
-    const floorLoop = floor === undefined ? undefined : row(loop, floor);
-    const floorIn = floor === undefined ? undefined : row(inProc, floor);
-    let text =
-      `- **${name}: ${ratio(onLoop.ratio.median)} of bare ${base} on the loopback (IQR ` +
-      `${ratio(onLoop.ratio.q1)}–${ratio(onLoop.ratio.q3)}): target ≤ ${target}x ${met ? 'met' : 'missed'}.**`;
-    text += ` In-process it adds ${us(inside?.addedUs.median)} per request to bare ${base}’s ${us(row(inProc, base)?.cpuUs.median)}`;
-    if (floorIn !== undefined)
-      text += ` (the ${floorIn.variant.name.replace(/^\w+ \+ /, '')} floor: ${us(floorIn.addedUs.median)})`;
-    text += '.';
-    if (inside !== undefined && inside.addedUs.median > 0) {
-      text +=
-        ` On the loopback it adds ${us(onLoop.addedUs.median)}, ` +
-        `${fixed(onLoop.addedUs.median / inside.addedUs.median, 1)}x its in-process cost`;
-      text +=
-        floorLoop !== undefined && floorIn !== undefined && floorIn.addedUs.median > 0
-          ? ` (the floor: ${us(floorLoop.addedUs.median)}, ${fixed(floorLoop.addedUs.median / floorIn.addedUs.median, 1)}x).`
-          : '.';
-    }
-    if (!met) text += core;
-    if (!met && floorLoop !== undefined) {
-      text +=
-        ' Every addition to the request path, the empty floor included, costs several times more on the loopback ' +
-        'than in-process; this run does not show where that extra goes, so the in-process µs are the best ' +
-        'measure of the adapter’s own work.';
-    }
-    lines.push(text);
-  }
-  const control = row(loop, 'axios-control');
-  if (control !== undefined) {
-    lines.push(
-      `- Resolution: the axios A/A control measured ${ratio(control.ratio.median)} (IQR ` +
-        `${ratio(control.ratio.q1)}–${ratio(control.ratio.q3)}); a 1% target is below what this 2-core machine, ` +
-        'shared with other work, resolves on the loopback. The in-process µs are the steadier number.',
-    );
-  }
-  return lines;
-}
 
 function sizeSection(size: SizeResult): string {
   const core = size.rows.find((r) => r.entry.name === 'backoff-core');
@@ -251,11 +151,15 @@ export function renderResults(report: BenchReport): string {
     `- Node ${machine.node}; ${versions}`,
     `- Load average (1 min) at start / end: ${machine.loadAtStart.toFixed(2)} / ${report.loadAtEnd.toFixed(2)} ` +
       '(other work was running on this machine: noise in measure 1)',
+    `- Cores: ${report.pinning?.note ?? 'not pinned (a quick run, or measure 1 not run)'}`,
+    '- The backoff packages are measured as built (`dist/`, what npm users get; `pnpm bench` builds them first), ' +
+      'the peers as published.',
     '',
     '## Targets',
     '',
     ...kyVerdicts(report),
     ...overheadVerdicts(report),
+    ...memoryVerdicts(report),
     ...sizeVerdicts(report.size),
     '',
   ];

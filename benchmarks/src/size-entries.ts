@@ -25,7 +25,7 @@ export const SIZE_ENTRIES: readonly SizeEntry[] = [
     external: ['axios'],
     // 9409 with issues 13-16 together (6886 before them): the breaker/metrics hooks (their classes tree-shake
     // away), the key read back from the sent request, async hooks, RateLimit drafts, not-sent, server hints, offline.
-    budget: 9550,
+    budget: 9820,
   },
   {
     name: 'ky-backoff (with backoff-core)',
@@ -38,7 +38,7 @@ export const SIZE_ENTRIES: readonly SizeEntry[] = [
     name: 'axios-backoff + CircuitBreaker + BackoffMetrics',
     path: 'src/size/axios-backoff-resilience.ts',
     external: ['axios'],
-    budget: 12_390,
+    budget: 12_640,
   },
   {
     name: 'ky-backoff + CircuitBreaker + BackoffMetrics',

@@ -4,39 +4,49 @@ import { type DecisionOptions, type DecisionResult, runDecision } from './decisi
 import { describeMachine, type Machine } from './machine.js';
 import { type MemoryOptions, type MemoryResult, runMemory } from './memory.js';
 import { type OverheadOptions, type OverheadResult, runOverhead } from './overhead.js';
+import { type Pinning, pinClient } from './pinning.js';
+import { type ProfileOptions, type ProfileResult, runProfile } from './profile.js';
 import { runSize, type SizeOptions, type SizeResult } from './size.js';
 
-export const MEASURES = ['overhead', 'decision', 'amplification', 'size', 'memory'] as const;
+export const MEASURES = ['overhead', 'profile', 'decision', 'amplification', 'size', 'memory'] as const;
 export type MeasureId = (typeof MEASURES)[number];
 
 /** The sizes of every measure in one run. */
 export interface SuiteSizes {
   readonly overhead: OverheadOptions;
   readonly overheadInProcess: OverheadOptions;
+  readonly profile: ProfileOptions;
   readonly decision: DecisionOptions;
   readonly amplification: AmplificationOptions;
   readonly size: SizeOptions;
   readonly memory: MemoryOptions;
+  /** Pin the clients and the loopback server to cores of their own (pinning.ts) for measure 1. */
+  readonly pin: boolean;
 }
 
-/** `pnpm bench`: sized to finish in about two minutes on the project's 2-core machine. */
+/** `pnpm bench`: about 3 to 6 minutes on the project's shared 2-core machine (pinned to one core, it shares it). */
 export const FULL: SuiteSizes = {
   overhead: { rounds: 10, requests: 1000, concurrency: 4, warmup: 1000 },
-  overheadInProcess: { server: 'in-process', rounds: 10, requests: 5000, concurrency: 4, warmup: 2000 },
+  overheadInProcess: { server: 'in-process', rounds: 12, requests: 5000, concurrency: 4, warmup: 2000 },
+  profile: { requests: 20_000, warmup: 5000 },
   decision: { rounds: 25, calls: 5000, warmup: 100_000 },
   amplification: { requests: 10_000, seed: 7 },
   size: { sizeLimit: true },
   memory: { requests: 2000, rounds: 3 },
+  pin: true,
 };
 
 /** `--quick` and the smoke test: every code path, tiny numbers, a few seconds. */
 export const QUICK: SuiteSizes = {
   overhead: { rounds: 2, requests: 20, concurrency: 2, warmup: 10 },
   overheadInProcess: { server: 'in-process', rounds: 2, requests: 20, concurrency: 2, warmup: 10 },
+  profile: { requests: 200, warmup: 20 },
   decision: { rounds: 3, calls: 200, warmup: 1000 },
   amplification: { requests: 60, seed: 7 },
   size: { sizeLimit: false },
   memory: { requests: 20, rounds: 1 },
+  // Not in the smoke test: pinning its process would slow the other tests running beside it.
+  pin: false,
 };
 
 export interface BenchReport {
@@ -44,6 +54,9 @@ export interface BenchReport {
   readonly command: string;
   readonly overhead?: OverheadResult;
   readonly overheadInProcess?: OverheadResult;
+  readonly profile?: ProfileResult;
+  /** Whether the overhead measures ran with client and server pinned to cores of their own. */
+  readonly pinning?: Pinning;
   readonly decision?: DecisionResult;
   readonly amplification?: AmplificationResult;
   readonly size?: SizeResult;
@@ -78,10 +91,24 @@ export async function runSuite(
     runAmplification(sizes.amplification),
   );
   const memory = await step('memory', '5. memory', () => runMemory(sizes.memory));
-  const overheadInProcess = await step('overhead', '1b. overhead, in-process', () =>
-    runOverhead(sizes.overheadInProcess),
-  );
-  const overhead = await step('overhead', '1. overhead, loopback', () => runOverhead(sizes.overhead));
+  // The CPU-time measures run pinned (where the machine allows): the clients on one core, the server on another.
+  const timed = only.includes('overhead') || only.includes('profile');
+  const pin = timed && sizes.pin ? pinClient() : undefined;
+  if (pin) onProgress(pin.pinning.note);
+  let overheadInProcess: OverheadResult | undefined;
+  let profile: ProfileResult | undefined;
+  let overhead: OverheadResult | undefined;
+  try {
+    overheadInProcess = await step('overhead', '1. overhead, in-process', () =>
+      runOverhead(sizes.overheadInProcess),
+    );
+    profile = await step('profile', '1b. profile, in-process', () => runProfile(sizes.profile));
+    overhead = await step('overhead', '1c. overhead, loopback', () =>
+      runOverhead({ ...sizes.overhead, pinServer: pin?.pinServer }),
+    );
+  } finally {
+    pin?.restore();
+  }
   const report: BenchReport = {
     machine,
     command,
@@ -89,6 +116,8 @@ export async function runSuite(
     seconds: (performance.now() - started) / 1000,
     ...(overhead && { overhead }),
     ...(overheadInProcess && { overheadInProcess }),
+    ...(profile && { profile }),
+    ...(pin && { pinning: pin.pinning }),
     ...(decision && { decision }),
     ...(amplification && { amplification }),
     ...(size && { size }),

@@ -3,6 +3,7 @@ import sizeLimitChecks from '../.size-limit.ts';
 import { AMPLIFICATION_VARIANTS, FAILURE_RATES } from '../src/amplification.js';
 import { MEMORY_SUBJECTS } from '../src/memory.js';
 import { OVERHEAD_VARIANTS } from '../src/overhead.js';
+import { PROFILE_VARIANTS } from '../src/profile.js';
 import { renderResults } from '../src/results.js';
 import { SIZE_ENTRIES } from '../src/size-entries.js';
 import { spread } from '../src/stats.js';
@@ -36,6 +37,24 @@ describe('the bench at a tiny size', () => {
     }
     expect(report.overhead?.server).toBe('loopback');
     expect(report.overheadInProcess?.server).toBe('in-process');
+    // Every family has its A/A and calibration controls.
+    for (const family of ['axios', 'ky', 'fetch']) {
+      const ids = report.overheadInProcess?.rows.map((row) => row.variant.id);
+      expect(ids).toContain(`${family}-control`);
+      expect(ids).toContain(`${family}-calibration`);
+    }
+    // The smoke test runs unpinned (pinning its process would slow the tests beside it).
+    expect(report.pinning).toBeUndefined();
+    expect(report.overhead?.serverPinned).toBe(false);
+  });
+
+  it('profiles each client: self time per owner, and the backoff packages’ own functions', () => {
+    const rows = report.profile?.rows ?? [];
+    expect(rows.map((row) => row.variant.id)).toEqual(PROFILE_VARIANTS.map((variant) => variant.id));
+    for (const row of rows) {
+      expect(row.totalUs).toBeGreaterThanOrEqual(0);
+      for (const frame of row.frames) expect(frame.owner).toBe('backoff');
+    }
   });
 
   it('times each decision and parseRetryAfter case in ns', () => {
@@ -102,6 +121,9 @@ describe('the bench at a tiny size', () => {
     for (const heading of [
       '## Targets',
       '## 1. Success-path overhead',
+      '**What this run resolves.**',
+      '### Where the time goes: profile self-time (in-process)',
+      '### On the loopback',
       '## 2. Decision cost',
       '## 3. Amplification',
       '## 4. Size',
@@ -109,6 +131,12 @@ describe('the bench at a tiny size', () => {
     ]) {
       expect(markdown).toContain(heading);
     }
+    expect(markdown).toMatch(
+      /axios-backoff: [+-][\d.]+ µs per successful request over bare axios, in-process/,
+    );
+    expect(markdown).toMatch(/the 3 µs of calibration work read as [+-][\d.]+ µs/);
+    expect(markdown).toMatch(/axios-backoff: [\d,]+ B per request parked in a retry wait/);
+    expect(markdown).not.toContain('its in-process cost');
     expect(markdown).toMatch(
       /axios-backoff with its core: [\d,]+ B min\+gzip: target ≤ 2,000 B (met|missed)/,
     );

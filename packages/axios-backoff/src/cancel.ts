@@ -12,6 +12,8 @@ export function cancellation(config: InternalAxiosRequestConfig): unknown {
   return undefined;
 }
 
+const noRelease = (): void => {};
+
 /**
  * One AbortSignal for the core's wait that fires when the request's `signal` or (deprecated) `cancelToken`
  * does. axios accepts any signal-like object with `aborted` and `addEventListener`, so it is bridged unless it
@@ -25,7 +27,7 @@ export function waitSignal(config: InternalAxiosRequestConfig): {
   const cancelToken = config.cancelToken as (typeof config.cancelToken & CancelTokenListeners) | undefined;
   const native = typeof AbortSignal !== 'undefined' && signal instanceof AbortSignal;
   if (cancelToken === undefined && (signal === undefined || native)) {
-    return { signal, release: () => {} };
+    return { signal, release: noRelease };
   }
   const controller = new AbortController();
   const abort = () => controller.abort();

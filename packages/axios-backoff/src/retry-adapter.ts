@@ -10,6 +10,7 @@ import {
   type Decision,
   getBackoffResult,
   type Outcome,
+  type RetryDecision,
   type RetryState,
 } from 'backoff-core';
 import { type AdapterSetting, resolveAdapter } from './axios-compat.js';
@@ -19,10 +20,15 @@ import { errorOutcome, rejectedResponse, responseOutcome } from './outcome.js';
 import { withResult } from './result.js';
 import { requestUrl } from './url.js';
 
-/** One `axiosBackoff` call: its policy, and whether it is still installed. */
+/** One `axiosBackoff` call: its policy, whether it is still installed, and its adapter for the last setting. */
 export interface Installation {
   readonly policy: Backoff;
   active: boolean;
+  /**
+   * The retrying adapter made for the last adapter setting seen. An instance's requests nearly always share one
+   * setting, so one adapter serves them all: no closure per request.
+   */
+  last?: RetryingAdapter | undefined;
 }
 
 // Registered, so that a second copy of this package recognises the adapters of the first.
@@ -49,24 +55,13 @@ function rejectBadOverride(backoff: unknown): never {
 }
 
 /**
- * Runs one step of the core that may wait (an async `shouldRetry`, `onRetry`, the backoff wait) under the
- * request's `signal` and `cancelToken`. Cancelled meanwhile, it rejects at once as axios would for a request
- * cancelled before it is sent; any other rejection (`shouldRetry` or `onRetry` failing) ends the call with it.
+ * How a step of the core that may wait (an async `shouldRetry`, `onRetry`, the backoff wait) ends the call when it
+ * rejects. Cancelled meanwhile, as axios rejects a request cancelled before it is sent; an open circuit (the retry
+ * was refused after its wait) as axios reports a failure; any other rejection (`shouldRetry` or `onRetry`
+ * failing) as it is.
  */
-async function cancellable<T>(
-  config: InternalAxiosRequestConfig,
-  state: RetryState,
-  step: (signal: AbortSignal | undefined) => T | Promise<T>,
-): Promise<T> {
-  const { signal, release } = waitSignal(config);
-  try {
-    return await step(signal);
-  } catch (reason) {
-    // An open circuit (the retry was refused after its wait) is reported as axios reports a failure.
-    throw withResult(cancellation(config) ?? circuitOpen(reason, config), state.result());
-  } finally {
-    release();
-  }
+function stopped(config: InternalAxiosRequestConfig, state: RetryState, reason: unknown): unknown {
+  return withResult(cancellation(config) ?? circuitOpen(reason, config), state.result());
 }
 
 /**
@@ -74,66 +69,118 @@ async function cancellable<T>(
  * calls its adapter, after the request interceptors and `transformRequest` and before `transformResponse` and
  * the response interceptors, so each of those runs once per logical request and every attempt sends the very
  * same config: the same serialized body, the same headers (Content-Length included), the same Idempotency-Key.
+ * Not async itself: the setup throws as a rejection, and the attempts run in `attempt` / `retryAfter`.
  */
-async function sendWithRetries(
+function sendWithRetries(
   config: InternalAxiosRequestConfig,
   setting: AdapterSetting,
   installation: Installation,
 ): Promise<AxiosResponse> {
-  // axios has already resolved the adapter it calls (this one): the config goes back to the caller's own setting,
-  // so `response.config.adapter` / `error.config.adapter` show what they set, and a re-sent config works as the first.
-  if (setting === undefined) delete config.adapter;
-  else config.adapter = setting;
-  // Resolved as dispatchRequest resolves it, so names ('http', 'fetch', lists) and custom adapters all work.
-  const adapter = resolveAdapter(setting ?? axios.defaults.adapter, config);
-  const { backoff } = config;
-  if (!installation.active || backoff === false) return adapter(config);
-  if (backoff !== undefined && (typeof backoff !== 'object' || backoff === null)) rejectBadOverride(backoff);
-  const policy = backoff === undefined ? installation.policy : installation.policy.extend(backoff);
-
+  let adapter: AxiosAdapter;
+  let policy: Backoff;
   let state: RetryState;
   try {
-    state = policy.start({
-      method: config.method,
-      url: requestUrl(config),
-      headers: config.headers,
-      replayable: isReplayable(config.data),
-    });
-  } catch (error) {
-    throw circuitOpen(error, config);
-  }
-  if (state.idempotencyKey !== undefined) {
-    // Only when the user opted in (R10): a new header can turn a simple CORS request into a preflighted one.
-    // A header the caller set to `false` (axios's "never send it") is kept as it is: no key goes out.
-    config.headers.set(policy.options.idempotencyKeyHeader, state.idempotencyKey);
-  }
-  // What axios will send is what the headers hold now: the core reads the key back from them, not from its own
-  // record of the key it generated.
-  state.sent(config.headers);
-
-  for (;;) {
-    let response: AxiosResponse | undefined;
-    let failure: { error: unknown } | undefined;
-    let outcome: Outcome;
+    // axios has already resolved the adapter it calls (this one): the config goes back to the caller's own
+    // setting, so `response.config.adapter` / `error.config.adapter` show what they set, and a re-sent config
+    // works as the first. A list is copied, as axios's config merge gives every request its own.
+    if (setting === undefined) delete config.adapter;
+    else config.adapter = Array.isArray(setting) ? [...setting] : setting;
+    // Resolved as dispatchRequest resolves it, so names ('http', 'fetch', lists) and custom adapters all work; a
+    // function is its own resolution.
+    adapter =
+      typeof setting === 'function' ? setting : resolveAdapter(setting ?? axios.defaults.adapter, config);
+    const { backoff } = config;
+    if (!installation.active || backoff === false) return adapter(config);
+    if (backoff !== undefined && (typeof backoff !== 'object' || backoff === null))
+      rejectBadOverride(backoff);
+    policy = backoff === undefined ? installation.policy : installation.policy.extend(backoff);
     try {
-      response = await adapter(config);
-      outcome = responseOutcome(response);
+      state = policy.start({
+        method: config.method,
+        url: requestUrl(config),
+        headers: config.headers,
+        replayable: isReplayable(config.data),
+      });
     } catch (error) {
-      failure = { error };
-      outcome = errorOutcome(error, config);
+      throw circuitOpen(error, config);
     }
-    // Without shouldRetry the decision is made at once: no signal bridge, no await on the success path.
-    const decision =
-      policy.options.shouldRetry === undefined
-        ? (state.decide(outcome) as Decision)
-        : await cancellable(config, state, (signal) => state.decide(outcome, signal));
-    if (!decision.retry) {
-      if (failure !== undefined) throw withResult(failure.error, state.result());
-      return withResult(response as AxiosResponse, state.result());
+    if (state.idempotencyKey !== undefined) {
+      // Only when the user opted in (R10): a new header can turn a simple CORS request into a preflighted one.
+      // A header the caller set to `false` (axios's "never send it") is kept as it is: no key goes out.
+      config.headers.set(policy.options.idempotencyKeyHeader, state.idempotencyKey);
     }
-    discardResponse(response ?? rejectedResponse(failure?.error), config.responseType);
-    await cancellable(config, state, (signal) => state.wait(decision, signal));
+    // What axios will send is what the headers hold now: the core reads the key back from them, not from its own
+    // record of the key it generated.
+    state.sent(config.headers);
+  } catch (error) {
+    return Promise.reject(error);
   }
+  return attempt(adapter, config, policy, state);
+}
+
+/** One attempt and its decision: the caller's response or error, or the wait and the next attempt. */
+async function attempt(
+  adapter: AxiosAdapter,
+  config: InternalAxiosRequestConfig,
+  policy: Backoff,
+  state: RetryState,
+): Promise<AxiosResponse> {
+  let response: AxiosResponse | undefined;
+  let failure: { error: unknown } | undefined;
+  let outcome: Outcome;
+  try {
+    response = await adapter(config);
+    outcome = responseOutcome(response);
+  } catch (error) {
+    failure = { error };
+    outcome = errorOutcome(error, config);
+  }
+  let decision: Decision;
+  if (policy.options.shouldRetry === undefined) {
+    // Without shouldRetry the decision is made at once: no signal bridge, no await on the success path.
+    decision = state.decide(outcome) as Decision;
+  } else {
+    const { signal, release } = waitSignal(config);
+    try {
+      decision = await state.decide(outcome, signal);
+    } catch (reason) {
+      throw stopped(config, state, reason);
+    } finally {
+      release();
+    }
+  }
+  if (!decision.retry) {
+    if (failure !== undefined) throw withResult(failure.error, state.result());
+    return withResult(response as AxiosResponse, state.result());
+  }
+  discardResponse(response ?? rejectedResponse(failure?.error), config.responseType);
+  // Returned, not awaited: this frame ends here with all it held of the failed attempt (its response and error,
+  // in variables and temporaries alike), so a request parked in its wait holds only its config and its state.
+  return retryAfter(decision, adapter, config, policy, state);
+}
+
+/**
+ * The wait before the next attempt, under the request's `signal` and `cancelToken` (bridged into one signal). A
+ * promise chain rather than an async function: a request parked here holds two small closures, no frame.
+ */
+function retryAfter(
+  decision: RetryDecision,
+  adapter: AxiosAdapter,
+  config: InternalAxiosRequestConfig,
+  policy: Backoff,
+  state: RetryState,
+): Promise<AxiosResponse> {
+  const { signal, release } = waitSignal(config);
+  return state.wait(decision, signal).then(
+    () => {
+      release();
+      return attempt(adapter, config, policy, state);
+    },
+    (reason: unknown) => {
+      release();
+      throw stopped(config, state, reason);
+    },
+  );
 }
 
 /**
@@ -148,8 +195,23 @@ function circuitOpen(error: unknown, config: InternalAxiosRequestConfig): unknow
   return withResult(wrapped, getBackoffResult(error) as BackoffResult);
 }
 
-/** An adapter that retries `setting` (the request's own adapter) under one installation's policy. */
+/** Whether two adapter settings name the same adapters (axios's config merge copies a list per request). */
+function sameSetting(a: AdapterSetting, b: AdapterSetting): boolean {
+  if (a === b) return true;
+  if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+  return a.every((item, i) => item === b[i]);
+}
+
+/**
+ * An adapter that retries `setting` (the request's own adapter) under one installation's policy: the one made
+ * for the previous request when its setting was the same, else a new one.
+ */
 export function retryingAdapter(setting: AdapterSetting, installation: Installation): AxiosAdapter {
-  const adapter = (config: InternalAxiosRequestConfig) => sendWithRetries(config, setting, installation);
-  return Object.defineProperty(adapter, ORIGINAL, { value: setting }) as RetryingAdapter;
+  const { last } = installation;
+  if (last !== undefined && sameSetting(last[ORIGINAL], setting)) return last;
+  // A list is kept as a copy of its own, which no caller can change afterwards.
+  const own = Array.isArray(setting) ? [...setting] : setting;
+  const adapter = (config: InternalAxiosRequestConfig) => sendWithRetries(config, own, installation);
+  installation.last = Object.defineProperty(adapter, ORIGINAL, { value: own }) as RetryingAdapter;
+  return installation.last;
 }

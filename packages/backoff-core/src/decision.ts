@@ -62,8 +62,12 @@ export class RetryState {
   readonly #options: ResolvedOptions;
   readonly #budget: RetryBudget | undefined;
   readonly #started: number;
-  /** Whether the request as sent carries a usable key: the caller's, or one the adapter reported via `sent()`. */
-  #keySent: boolean;
+  /**
+   * Whether the request as sent carries a usable key: the caller's, or one the adapter reported via `sent()`.
+   * `undefined` until read from `#sentHeaders` (an idempotent request needs it only to judge a 409).
+   */
+  #keySent: boolean | undefined;
+  #sentHeaders: HeadersLike | undefined | null;
   readonly #idempotent: boolean;
   readonly #replayable: boolean;
   #attempts = 0;
@@ -101,7 +105,8 @@ export class RetryState {
     this.#options = options;
     this.#budget = budget;
     this.#watch = watch;
-    this.#started = options.now();
+    // Read only for a deadline: a clock read per request is not free.
+    this.#started = options.deadline === undefined ? 0 : options.now();
     this.method = (request.method ?? 'GET').toUpperCase();
     this.url = request.url;
     this.#replayable = request.replayable !== false;
@@ -135,8 +140,21 @@ export class RetryState {
    * `decide`; calling it for every attempt is fine (the last report counts).
    */
   sent(headers: HeadersLike | undefined | null): void {
-    const key = headerGetter(headers)(this.#options.idempotencyKeyHeader)?.trim();
-    this.#keySent = key !== undefined && key !== '' && idempotencyKeyProblem(key) === undefined;
+    this.#keySent = undefined;
+    this.#sentHeaders = headers;
+    // An idempotent request needs no key: its headers are read only if a 409 asks (a GET's success path
+    // then never scans them).
+    if (!this.#idempotent) this.#hasKey();
+  }
+
+  /** Whether the headers last reported by `sent()` carry a usable key (read once per report). */
+  #hasKey(): boolean {
+    if (this.#keySent === undefined) {
+      const key = headerGetter(this.#sentHeaders)(this.#options.idempotencyKeyHeader)?.trim();
+      this.#keySent = key !== undefined && key !== '' && idempotencyKeyProblem(key) === undefined;
+      this.#sentHeaders = undefined;
+    }
+    return this.#keySent;
   }
 
   /** Attempts recorded so far. */
@@ -173,7 +191,7 @@ export class RetryState {
           : { retryable: false, reason: 'should-retry-header' };
       }
       if (options.statusCodes.has(status)) return { retryable: true, reason: 'status' };
-      if (status === 409 && this.#keySent) return { retryable: true, reason: 'idempotency-conflict' };
+      if (status === 409 && this.#hasKey()) return { retryable: true, reason: 'idempotency-conflict' };
       if (status === 413 && serverDelay !== undefined)
         return { retryable: true, reason: 'payload-too-large-with-timing' };
       return { retryable: false, reason: status < 400 ? 'success' : 'not-retryable-status' };
@@ -305,7 +323,7 @@ export class RetryState {
     const serverDelay = this.#serverDelay;
     if (!verdict.retryable) return this.#stop(verdict.reason, serverDelay);
     // A request that never left cannot be applied twice: any method may be sent again (R13).
-    if (!this.#idempotent && !this.#keySent && verdict.reason !== 'not-sent') {
+    if (!this.#idempotent && !this.#hasKey() && verdict.reason !== 'not-sent') {
       return this.#stop('method-not-idempotent', serverDelay);
     }
     if (!this.#replayable) return this.#stop('body-not-replayable', serverDelay);
@@ -370,13 +388,18 @@ export class RetryState {
    * becomes `'circuit-open'`.
    */
   async wait(decision: RetryDecision, signal?: AbortSignal | null): Promise<void> {
-    const outcome = this.#outcome;
-    const network = this.#offline(outcome);
+    const network = this.#offline(this.#outcome);
+    // Kept only for a wait for the network (its deadline ends the call with it).
+    const error = network === undefined ? undefined : (this.#outcome as { error?: unknown }).error;
     let started: number | undefined;
     try {
       const hook = this.#notify(decision, signal, network !== undefined);
+      // The failed attempt (its response, headers, error) is let go once onRetry's event is built: a request
+      // parked in its wait holds no more than it needs (issue 17).
+      this.#outcome = undefined;
       if (hook !== undefined) await hook;
-      started = this.#options.now();
+      // Timed only when an abort can cut the wait short (then only the part that passed counts).
+      if (signal) started = this.#options.now();
       await sleep(decision.delay, signal, this.#options.timers);
       this.#totalDelay += decision.delay;
     } catch (reason) {
@@ -392,9 +415,9 @@ export class RetryState {
       }
       throw reason;
     }
-    if (network !== undefined && outcome?.type === 'error') {
+    if (network !== undefined) {
       try {
-        await this.#waitForNetwork(network, signal, outcome.error);
+        await this.#waitForNetwork(network, signal, error);
       } catch (reason) {
         if (signal?.aborted) this.#stop('aborted', decision.serverDelay);
         throw reason;
@@ -417,6 +440,7 @@ export class RetryState {
   async announce(decision: RetryDecision, signal?: AbortSignal | null): Promise<void> {
     try {
       const hook = this.#notify(decision, signal, false);
+      this.#outcome = undefined;
       if (hook !== undefined) await hook;
     } catch (reason) {
       if (signal?.aborted) this.#stop('aborted', decision.serverDelay);

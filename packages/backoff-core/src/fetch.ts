@@ -83,7 +83,7 @@ export function withBackoff(fetchFn?: FetchLike, options?: BackoffOptions): Fetc
 
     for (;;) {
       let response: Response | undefined;
-      let outcome: Outcome;
+      let outcome: Outcome | undefined;
       try {
         response = await send(input, attemptInit);
         outcome = { type: 'response', status: response.status, headers: response.headers, response };
@@ -106,6 +106,9 @@ export function withBackoff(fetchFn?: FetchLike, options?: BackoffOptions): Fetc
       }
       // Free the failed response's connection; its body is never read.
       response?.body?.cancel().catch(() => {});
+      // Nothing of the failed attempt is held while the request waits (issue 17).
+      response = undefined;
+      outcome = undefined;
       try {
         await state.wait(decision, signal);
       } catch (reason) {

@@ -6,6 +6,7 @@ export {
   type SuiteRequest,
 } from './behaviour-suite.js';
 export { describeCircuitBreakerClient, describeMetricsClient } from './breaker-suite.js';
+export { collected } from './collected.js';
 export { FakeNetwork } from './fake-network.js';
 export {
   axiosRequestOptions,

@@ -2,7 +2,7 @@ import type { RetryBudget } from './budget.js';
 import { computeDelay, serverDelayWithJitter, throttlingDelayOptions } from './delay.js';
 import type { BackoffResult, RetryEvent, ShouldRetryContext } from './events.js';
 import { type HeadersLike, headerGetter } from './headers.js';
-import { generateIdempotencyKey, idempotencyKeyProblem } from './idempotency.js';
+import { checkKey, generateIdempotencyKey, idempotencyKeyProblem } from './idempotency.js';
 import { type NetworkStatus, waitForNetwork } from './network.js';
 import { failedOnOwnDestination } from './not-sent.js';
 import type { ResolvedOptions } from './options.js';
@@ -108,14 +108,9 @@ export class RetryState {
     this.#idempotent = options.methods.has(this.method);
     // An empty value is no key: a server cannot deduplicate on it.
     const existing = headerGetter(request.headers)(options.idempotencyKeyHeader)?.trim() || undefined;
+    // Thrown before anything is sent: a mangled key could make two different requests look like one.
     if (existing !== undefined) {
-      const problem = idempotencyKeyProblem(existing);
-      if (problem !== undefined) {
-        // Thrown before anything is sent: a mangled key could make two different requests look like one.
-        throw new TypeError(
-          `The request's \`${options.idempotencyKeyHeader}\` header cannot be sent as it is, got ${JSON.stringify(existing)}: ${problem}.`,
-        );
-      }
+      checkKey(existing, `The request's \`${options.idempotencyKeyHeader}\` header cannot be sent as it is`);
     }
     const setting = options.idempotencyKey;
     this.idempotencyKey =

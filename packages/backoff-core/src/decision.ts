@@ -73,12 +73,13 @@ export class RetryState {
   #outcome: Outcome | undefined;
   /** The server-requested delay of the attempt being decided. */
   #serverDelay: number | undefined;
-  /** The circuit breaker and metrics of the policy, when it has any (issue 15). */
-  readonly #watch: CallWatcher | undefined;
+  /**
+   * The circuit breaker and metrics of the policy, when it has any (issue 15); gone once they were told that the
+   * call ended.
+   */
+  #watch: CallWatcher | undefined;
   /** Whether the watcher said, about the attempt being decided, that its origin's circuit is not closed. */
   #circuitOpen = false;
-  /** Whether the watcher was told that the call ended: once per call. */
-  #ended = false;
 
   readonly method: string;
   readonly url: string | undefined;
@@ -190,11 +191,13 @@ export class RetryState {
     }
   }
 
-  /** Tells the watcher that the call ended, once (a ky attempt that is decided again does not count twice). */
+  /**
+   * Tells the watcher that the call ended, once (a ky attempt that is decided again does not count twice): it
+   * hears nothing more of this call.
+   */
   #end(reason: string): void {
-    if (this.#ended) return;
-    this.#ended = true;
     this.#watch?.end(this, reason);
+    this.#watch = undefined;
   }
 
   #stop(reason: StopDecision['reason'], serverDelay: number | undefined): StopDecision {

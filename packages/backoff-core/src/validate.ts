@@ -102,8 +102,6 @@ export function resolveOptions(options: BackoffOptions | undefined, base?: Resol
       idempotencyKey: false,
       deadline: undefined,
       network: browserNetworkStatus(),
-      circuitBreaker: undefined,
-      metrics: undefined,
       shouldRetry: undefined,
       onRetry: undefined,
       random: defaultRandom,

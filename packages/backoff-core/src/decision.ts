@@ -79,7 +79,7 @@ export class RetryState {
    */
   #watch: CallWatcher | undefined;
   /** Whether the watcher said, about the attempt being decided, that its origin's circuit is not closed. */
-  #circuitOpen = false;
+  #circuitOpen: boolean | undefined;
 
   readonly method: string;
   readonly url: string | undefined;
@@ -269,7 +269,7 @@ export class RetryState {
     this.#serverDelay = serverDelay;
     const verdict = this.#classify(outcome, serverDelay);
     // Issue 15: the breaker learns from every attempt; `true` means its circuit is not closed.
-    this.#circuitOpen = this.#watch?.attempt(this, outcome, verdict.retryable, serverDelay) === true;
+    this.#circuitOpen = this.#watch?.attempt(this, outcome, verdict.retryable, serverDelay);
     if (!verdict.retryable && (outcome.type === 'response' ? outcome.status < 500 : false)) {
       // The server answered: from the budget's point of view this request did not fail.
       this.#budget?.recordSuccess();

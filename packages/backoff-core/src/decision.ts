@@ -213,19 +213,7 @@ export class RetryState {
    * throw a TypeError (use `decide`).
    */
   next(outcome: Outcome): Decision {
-    const verdict = this.#record(outcome);
-    if (verdict === undefined) return this.#last as StopDecision;
-    const { shouldRetry } = this.#options;
-    if (shouldRetry === undefined) return this.#gate(verdict);
-    const override = shouldRetry(this.#context(outcome, verdict));
-    if (isThenable(override)) {
-      // Handled, so that the promise nobody awaits cannot reject unhandled. No gate runs: nothing is spent.
-      Promise.resolve(override).catch(() => {});
-      throw new TypeError(
-        '`shouldRetry` returned a Promise: use `RetryState.decide()`, which awaits it, instead of `next()`.',
-      );
-    }
-    return this.#gate(overridden(verdict, override));
+    return this.#ask(outcome, undefined, true) as Decision;
   }
 
   /**
@@ -234,12 +222,26 @@ export class RetryState {
    * is then `'aborted'`), and with `shouldRetry`'s own error if it rejects.
    */
   decide(outcome: Outcome, signal?: AbortSignal | null): Decision | Promise<Decision> {
+    return this.#ask(outcome, signal);
+  }
+
+  /** `decide`, or `next` when `sync` says so: a `shouldRetry` that returns a Promise is then a TypeError. */
+  #ask(
+    outcome: Outcome,
+    signal: AbortSignal | null | undefined,
+    sync?: boolean,
+  ): Decision | Promise<Decision> {
     const verdict = this.#record(outcome);
     if (verdict === undefined) return this.#last as StopDecision;
     const { shouldRetry } = this.#options;
     if (shouldRetry === undefined) return this.#gate(verdict);
     const override = shouldRetry(this.#context(outcome, verdict));
     if (!isThenable(override)) return this.#gate(overridden(verdict, override));
+    if (sync) {
+      // Handled, so that the promise nobody awaits cannot reject unhandled. No gate runs: nothing is spent.
+      Promise.resolve(override).catch(() => {});
+      throw new TypeError('`shouldRetry` returned a Promise: use `decide()`, not `next()`.');
+    }
     return untilAborted(override, signal).then(
       (value) => this.#gate(overridden(verdict, value)),
       (error: unknown) => {

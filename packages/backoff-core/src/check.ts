@@ -61,9 +61,13 @@ export function checked(
     throw new TypeError(`Expected ${notObject}.`);
   }
   const valid: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(given)) {
-    // Own keys only: `__proto__` or `constructor` is no option.
+  const keys = Object.keys(given);
+  // A misspelt name is reported first, whatever else is wrong. Own keys only: `__proto__` is no option.
+  for (const key of keys) {
     if (!Object.hasOwn(checks, key)) throw new TypeError(`Unknown ${what} option \`${prefix}${key}\`.`);
+  }
+  for (const key of keys) {
+    const value = (given as Record<string, unknown>)[key];
     const check = checks[key];
     if (value !== undefined && check) valid[key] = check(value, prefix + key);
   }

@@ -24,6 +24,9 @@ export const range =
         ? value
         : fail(name, `${kind} from ${min} to ${max}, got ${value}`, RangeError);
 
+/** A function. */
+export const fn: Check = (value, name) => (typeof value === 'function' ? value : fail(name, 'a function'));
+
 /** One of `values` (compared with `===`). */
 export const oneOf =
   (values: readonly unknown[], expected: string): Check =>

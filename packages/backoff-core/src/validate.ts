@@ -1,5 +1,5 @@
 import { isRetryBudget, RetryBudget } from './budget.js';
-import { type Check, checked, fail, oneOf, range, withMethods } from './check.js';
+import { type Check, checked, fail, fn, oneOf, range, withMethods } from './check.js';
 import { browserNetworkStatus } from './network.js';
 import {
   type BackoffOptions,
@@ -36,7 +36,6 @@ const defaultRandom = (): number => Math.random();
 const defaultNow = (): number => Date.now();
 
 const delay = range();
-const fn: Check = (value, name) => (typeof value === 'function' ? value : fail(name, 'a function'));
 const bool = oneOf([true, false], 'a boolean');
 const methods = list(
   (m) => typeof m === 'string' && TOKEN.test(m),

@@ -7,14 +7,18 @@ import { type HeadersLike, headerGetter } from './headers.js';
  */
 export const SHOULD_RETRY_HEADERS: readonly string[] = ['x-should-retry', 'stripe-should-retry'];
 
-// One header's word: `true` or `false` (any case), repeated lines all alike. A malformed or self-contradicting
-// header is ignored, as a malformed Retry-After is (R4).
-const WORD = /^\s*(true|false)\s*(?:,\s*\1\s*)*$/i;
-
-/** One header's word, or nothing. */
+/** One header's word: `true` or `false` (any case, repeated lines all alike), else nothing. */
 function verdict(value: string | undefined): boolean | undefined {
-  const word = value === undefined ? null : WORD.exec(value);
-  return word ? (word[1] as string).toLowerCase() === 'true' : undefined;
+  if (value === undefined) return undefined;
+  let said: boolean | undefined;
+  for (const member of value.split(',')) {
+    const word = member.trim().toLowerCase();
+    const yes = word === 'true' ? true : word === 'false' ? false : undefined;
+    // A malformed or self-contradicting header is ignored, as a malformed Retry-After is (R4).
+    if (yes === undefined || (said !== undefined && said !== yes)) return undefined;
+    said = yes;
+  }
+  return said;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { show } from './show.js';
+import { type Check, checked, range } from './check.js';
 
 /** Options of a `RetryBudget`. */
 export interface RetryBudgetOptions {
@@ -38,6 +38,13 @@ export interface RetryBudgetSnapshot {
 // accounting can be checked to the unit (no floating-point drift, never a negative balance).
 const SCALE = 1000;
 
+const share = range(1);
+const CHECKS: Readonly<Record<keyof RetryBudgetOptions, Check>> = {
+  reserve: range(1e9, 0, 'an integer'),
+  ratio: share,
+  throttlingCost: share,
+};
+
 /**
  * A token bucket that caps retries at a fraction of successes (R6): each success adds `ratio` tokens, each retry
  * takes one (a retry after a 429 takes `throttlingCost`), up to `reserve` tokens. Under total failure only
@@ -56,29 +63,18 @@ export class RetryBudget {
   #successes = 0;
 
   constructor(options: RetryBudgetOptions = {}) {
-    if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-      throw new TypeError('Expected `budget` to be a RetryBudget, RetryBudget options or false.');
-    }
-    for (const key of Object.keys(options)) {
-      if (key !== 'reserve' && key !== 'ratio' && key !== 'throttlingCost')
-        throw new TypeError(`Unknown budget option \`budget.${key}\`.`);
-    }
-    const reserve = options.reserve ?? 20;
-    const ratio = options.ratio ?? 0.1;
-    const throttlingCost = options.throttlingCost ?? 5 / 14;
-    if (typeof reserve !== 'number' || !Number.isInteger(reserve) || reserve < 0 || reserve > 1e9) {
-      throw new RangeError(
-        `Expected \`budget.reserve\` to be an integer from 0 to 1e9, got ${show(reserve)}.`,
-      );
-    }
-    if (typeof ratio !== 'number' || !(ratio >= 0 && ratio <= 1)) {
-      throw new RangeError(`Expected \`budget.ratio\` to be a number from 0 to 1, got ${show(ratio)}.`);
-    }
-    if (typeof throttlingCost !== 'number' || !(throttlingCost >= 0 && throttlingCost <= 1)) {
-      throw new RangeError(
-        `Expected \`budget.throttlingCost\` to be a number from 0 to 1, got ${show(throttlingCost)}.`,
-      );
-    }
+    const { reserve, ratio, throttlingCost } = {
+      reserve: 20,
+      ratio: 0.1,
+      throttlingCost: 5 / 14,
+      ...checked(
+        options,
+        CHECKS,
+        'budget',
+        '`budget` to be a RetryBudget, RetryBudget options or false',
+        'budget.',
+      ),
+    } as Record<keyof RetryBudgetOptions, number>;
     this.#capacity = reserve * SCALE;
     this.#throttlingCost = Math.round(throttlingCost * SCALE);
     this.#credit = Math.round(ratio * SCALE);

@@ -1,3 +1,4 @@
+import { type Check, checked, fail, fn, MAX_TIMER_DELAY, range } from './check.js';
 import type { RetryState } from './decision.js';
 import type { ResolvedOptions } from './options.js';
 import { attachResult } from './result.js';
@@ -131,28 +132,30 @@ interface Circuit {
   readonly failures: number[];
 }
 
-function integer(name: string, value: unknown, min: number, max: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new RangeError(
-      `Expected \`circuitBreaker.${name}\` to be an integer from ${min} to ${max}, got ${show(value)}.`,
-    );
-  }
-  return value;
-}
+const count = (max: number, min = 1) => range(max, min, 'an integer');
+const duration = count(MAX_TIMER_DELAY, 0);
+/** `false` (the rule is off), or what `check` accepts. */
+const orOff =
+  (check: Check): Check =>
+  (value, name) =>
+    value === false ? false : check(value, name);
 
-const KEYS: ReadonlySet<string> = new Set([
-  'failureRatio',
-  'minimumCalls',
-  'window',
-  'consecutiveFailures',
-  'breakDuration',
-  'maxBreakDuration',
-  'halfOpenProbes',
-  'onStateChange',
-  'initialState',
-]);
-// setTimeout's limit: no duration option may exceed it.
-const MAX_MS = 2_147_483_647;
+const CHECKS: Readonly<Record<keyof CircuitBreakerOptions, Check | null>> = {
+  failureRatio: orOff((value, name) =>
+    typeof value === 'number' && value > 0 && value <= 1
+      ? value
+      : fail(name, `a number above 0 and at most 1, or false, got ${show(value)}`, RangeError),
+  ),
+  minimumCalls: count(1e9),
+  window: count(MAX_TIMER_DELAY, BUCKETS),
+  consecutiveFailures: orOff(count(1e9)),
+  breakDuration: duration,
+  // At least breakDuration: checked once both are known.
+  maxBreakDuration: duration,
+  halfOpenProbes: count(1000),
+  onStateChange: fn,
+  initialState: null,
+};
 
 /**
  * A circuit breaker per origin (scheme, host, port): the per-service ("macro") recovery that complements the
@@ -178,35 +181,38 @@ export class CircuitBreaker implements Watchable {
   readonly #listeners = new Set<(change: CircuitStateChange) => void>();
 
   constructor(options: CircuitBreakerOptions = {}) {
-    if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-      throw new TypeError('Expected the CircuitBreaker options to be an object.');
-    }
-    for (const key of Object.keys(options)) {
-      if (!KEYS.has(key)) throw new TypeError(`Unknown circuit breaker option \`circuitBreaker.${key}\`.`);
-    }
-    const ratio = options.failureRatio ?? 0.5;
-    if (ratio !== false && (typeof ratio !== 'number' || !(ratio > 0 && ratio <= 1))) {
-      throw new RangeError(
-        `Expected \`circuitBreaker.failureRatio\` to be a number above 0 and at most 1, or false, got ${show(ratio)}.`,
-      );
-    }
-    this.#ratio = ratio;
-    this.#minimum = integer('minimumCalls', options.minimumCalls ?? 20, 1, 1e9);
-    this.#window = integer('window', options.window ?? 30_000, BUCKETS, MAX_MS);
-    const consecutive = options.consecutiveFailures ?? 5;
-    this.#consecutive = consecutive === false ? false : integer('consecutiveFailures', consecutive, 1, 1e9);
+    const valid = {
+      failureRatio: 0.5,
+      minimumCalls: 20,
+      window: 30_000,
+      consecutiveFailures: 5,
+      breakDuration: 5000,
+      maxBreakDuration: 30_000,
+      halfOpenProbes: 1,
+      ...checked(
+        options,
+        CHECKS,
+        'circuit breaker',
+        'the CircuitBreaker options to be an object',
+        'circuitBreaker.',
+      ),
+    } as { [K in keyof CircuitBreakerOptions]-?: Exclude<CircuitBreakerOptions[K], undefined> };
+    const { onStateChange } = valid;
+    this.#ratio = valid.failureRatio;
+    this.#minimum = valid.minimumCalls;
+    this.#window = valid.window;
+    this.#consecutive = valid.consecutiveFailures;
     if (this.#ratio === false && this.#consecutive === false) {
       throw new RangeError(
         'Expected `circuitBreaker.failureRatio` or `circuitBreaker.consecutiveFailures` to be on: the breaker could never trip.',
       );
     }
-    this.#break = integer('breakDuration', options.breakDuration ?? 5000, 0, MAX_MS);
-    this.#maxBreak = integer('maxBreakDuration', options.maxBreakDuration ?? 30_000, this.#break, MAX_MS);
-    this.#probes = integer('halfOpenProbes', options.halfOpenProbes ?? 1, 1, 1000);
-    const { onStateChange } = options;
-    if (onStateChange !== undefined && typeof onStateChange !== 'function') {
-      throw new TypeError('Expected `circuitBreaker.onStateChange` to be a function.');
-    }
+    this.#break = valid.breakDuration;
+    this.#maxBreak = count(MAX_TIMER_DELAY, this.#break)(
+      valid.maxBreakDuration,
+      'circuitBreaker.maxBreakDuration',
+    ) as number;
+    this.#probes = valid.halfOpenProbes;
     this.#onStateChange = onStateChange;
     if (options.initialState !== undefined) this.restore(options.initialState);
   }

@@ -2,7 +2,7 @@ import type { RetryBudget } from './budget.js';
 import { computeDelay, serverDelayWithJitter, throttlingDelayOptions } from './delay.js';
 import type { BackoffResult, RetryEvent, ShouldRetryContext } from './events.js';
 import { type HeadersLike, headerGetter } from './headers.js';
-import { generateIdempotencyKey, idempotencyKeyProblem } from './idempotency.js';
+import { checkKey, generateIdempotencyKey, idempotencyKeyProblem } from './idempotency.js';
 import { type NetworkStatus, waitForNetwork } from './network.js';
 import { failedOnOwnDestination } from './not-sent.js';
 import type { ResolvedOptions } from './options.js';
@@ -77,12 +77,13 @@ export class RetryState {
   #outcome: Outcome | undefined;
   /** The server-requested delay of the attempt being decided. */
   #serverDelay: number | undefined;
-  /** The circuit breaker and metrics of the policy, when it has any (issue 15). */
-  readonly #watch: CallWatcher | undefined;
+  /**
+   * The circuit breaker and metrics of the policy, when it has any (issue 15); gone once they were told that the
+   * call ended.
+   */
+  #watch: CallWatcher | undefined;
   /** Whether the watcher said, about the attempt being decided, that its origin's circuit is not closed. */
-  #circuitOpen = false;
-  /** Whether the watcher was told that the call ended: once per call. */
-  #ended = false;
+  #circuitOpen: boolean | undefined;
 
   readonly method: string;
   readonly url: string | undefined;
@@ -113,14 +114,9 @@ export class RetryState {
     this.#idempotent = options.methods.has(this.method);
     // An empty value is no key: a server cannot deduplicate on it.
     const existing = headerGetter(request.headers)(options.idempotencyKeyHeader)?.trim() || undefined;
+    // Thrown before anything is sent: a mangled key could make two different requests look like one.
     if (existing !== undefined) {
-      const problem = idempotencyKeyProblem(existing);
-      if (problem !== undefined) {
-        // Thrown before anything is sent: a mangled key could make two different requests look like one.
-        throw new TypeError(
-          `The request's \`${options.idempotencyKeyHeader}\` header cannot be sent as it is, got ${JSON.stringify(existing)}: ${problem}.`,
-        );
-      }
+      checkKey(existing, `The request's \`${options.idempotencyKeyHeader}\` header cannot be sent as it is`);
     }
     const setting = options.idempotencyKey;
     this.idempotencyKey =
@@ -213,11 +209,13 @@ export class RetryState {
     }
   }
 
-  /** Tells the watcher that the call ended, once (a ky attempt that is decided again does not count twice). */
+  /**
+   * Tells the watcher that the call ended, once (a ky attempt that is decided again does not count twice): it
+   * hears nothing more of this call.
+   */
   #end(reason: string): void {
-    if (this.#ended) return;
-    this.#ended = true;
     this.#watch?.end(this, reason);
+    this.#watch = undefined;
   }
 
   #stop(reason: StopDecision['reason'], serverDelay: number | undefined): StopDecision {
@@ -233,19 +231,7 @@ export class RetryState {
    * throw a TypeError (use `decide`).
    */
   next(outcome: Outcome): Decision {
-    const verdict = this.#record(outcome);
-    if (verdict === undefined) return this.#last as StopDecision;
-    const { shouldRetry } = this.#options;
-    if (shouldRetry === undefined) return this.#gate(verdict);
-    const override = shouldRetry(this.#context(outcome, verdict));
-    if (isThenable(override)) {
-      // Handled, so that the promise nobody awaits cannot reject unhandled. No gate runs: nothing is spent.
-      Promise.resolve(override).catch(() => {});
-      throw new TypeError(
-        '`shouldRetry` returned a Promise: use `RetryState.decide()`, which awaits it, instead of `next()`.',
-      );
-    }
-    return this.#gate(overridden(verdict, override));
+    return this.#ask(outcome, undefined, true) as Decision;
   }
 
   /**
@@ -254,12 +240,26 @@ export class RetryState {
    * is then `'aborted'`), and with `shouldRetry`'s own error if it rejects.
    */
   decide(outcome: Outcome, signal?: AbortSignal | null): Decision | Promise<Decision> {
+    return this.#ask(outcome, signal);
+  }
+
+  /** `decide`, or `next` when `sync` says so: a `shouldRetry` that returns a Promise is then a TypeError. */
+  #ask(
+    outcome: Outcome,
+    signal: AbortSignal | null | undefined,
+    sync?: boolean,
+  ): Decision | Promise<Decision> {
     const verdict = this.#record(outcome);
     if (verdict === undefined) return this.#last as StopDecision;
     const { shouldRetry } = this.#options;
     if (shouldRetry === undefined) return this.#gate(verdict);
     const override = shouldRetry(this.#context(outcome, verdict));
     if (!isThenable(override)) return this.#gate(overridden(verdict, override));
+    if (sync) {
+      // Handled, so that the promise nobody awaits cannot reject unhandled. No gate runs: nothing is spent.
+      Promise.resolve(override).catch(() => {});
+      throw new TypeError('`shouldRetry` returned a Promise: use `decide()`, not `next()`.');
+    }
     return untilAborted(override, signal).then(
       (value) => this.#gate(overridden(verdict, value)),
       (error: unknown) => {
@@ -289,7 +289,7 @@ export class RetryState {
     this.#serverDelay = serverDelay;
     const verdict = this.#classify(outcome, serverDelay);
     // Issue 15: the breaker learns from every attempt; `true` means its circuit is not closed.
-    this.#circuitOpen = this.#watch?.attempt(this, outcome, verdict.retryable, serverDelay) === true;
+    this.#circuitOpen = this.#watch?.attempt(this, outcome, verdict.retryable, serverDelay);
     if (!verdict.retryable && (outcome.type === 'response' ? outcome.status < 500 : false)) {
       // The server answered: from the budget's point of view this request did not fail.
       this.#budget?.recordSuccess();

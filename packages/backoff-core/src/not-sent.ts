@@ -6,43 +6,36 @@
 
 // These only ever happen before a connection exists: DNS lookups (ENOTFOUND, EAI_AGAIN), a refused connect
 // (a reset on a live connection is ECONNRESET), and undici's connect timeout.
-const BEFORE_CONNECT: ReadonlySet<string> = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
+const BEFORE_CONNECT = /^(?:ECONNREFUSED|ENOTFOUND|EAI_AGAIN|UND_ERR_CONNECT_TIMEOUT)$/;
 // These can also end a connection that already carried the request (an ICMP error reported on a later read or
 // write, a retransmission timeout): they prove nothing unless the failed system call was `connect`.
-const CONNECT_ONLY: ReadonlySet<string> = new Set([
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EHOSTDOWN',
-  'ENETDOWN',
-  'ETIMEDOUT',
-]);
+const CONNECT_ONLY = /^(?:EHOSTUNREACH|ENETUNREACH|EHOSTDOWN|ENETDOWN|ETIMEDOUT)$/;
 
-function field(value: unknown, key: string): unknown {
+/** A property of an error that may be anything (`undefined` for a primitive). */
+export function field(value: unknown, key: string): unknown {
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
 }
 
-/** The errors on a cause chain, with the members of an AggregateError (Node's happy-eyeballs connect). */
-function* chain(error: unknown): Generator<unknown> {
+/**
+ * The errors on a cause chain (five at most), with the members of an AggregateError (Node's happy-eyeballs
+ * connect) when `members` says so.
+ */
+export function* chain(error: unknown, members?: boolean): Generator<unknown> {
   let current = error;
   for (let depth = 0; depth < 5 && current !== undefined && current !== null; depth++) {
     yield current;
-    const members = field(current, 'errors');
-    if (Array.isArray(members)) yield* members.slice(0, 8);
+    const errors = field(current, 'errors');
+    if (members && Array.isArray(errors)) yield* errors.slice(0, 8);
     current = field(current, 'cause');
   }
 }
 
 /** Whether an error whose (first) code is `code` proves that the connection was never made. */
 export function isNotSentCode(code: string, error: unknown): boolean {
-  if (BEFORE_CONNECT.has(code)) return true;
-  if (!CONNECT_ONLY.has(code)) return false;
+  if (BEFORE_CONNECT.test(code)) return true;
+  if (!CONNECT_ONLY.test(code)) return false;
   // axios copies the code onto its own error; the system error with the syscall is further down the chain.
-  for (const node of chain(error)) {
+  for (const node of chain(error, true)) {
     if (field(node, 'code') === code && field(node, 'syscall') === 'connect') return true;
   }
   return false;
@@ -77,7 +70,7 @@ export function failedOnOwnDestination(error: unknown, url: string | undefined):
   if (target === undefined) return true;
   const host = target.hostname.replace(/^\[|\]$/g, '').toLowerCase();
   const port = target.port === '' ? DEFAULT_PORTS[target.protocol] : Number(target.port);
-  for (const node of chain(error)) {
+  for (const node of chain(error, true)) {
     const hostname = field(node, 'hostname');
     if (typeof hostname === 'string' && hostname.toLowerCase() !== host) return false;
     const errorPort = field(node, 'port');

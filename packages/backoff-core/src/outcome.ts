@@ -1,5 +1,5 @@
 import type { HeadersLike } from './headers.js';
-import { isNotSentCode } from './not-sent.js';
+import { chain, field, isNotSentCode } from './not-sent.js';
 
 /**
  * How an attempt failed without a response, in the core's terms. `'not-sent'` is a network failure that proves
@@ -23,34 +23,16 @@ export type Outcome =
 
 // Connection-level failures that a new attempt can fix. Those that prove nothing was sent (ECONNREFUSED, DNS
 // failures, a failed connect) are 'not-sent' first (see not-sent.ts); these are the rest.
-const NETWORK_CODES: ReadonlySet<string> = new Set([
-  'ECONNRESET',
-  'EPIPE',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENETDOWN',
-  'EHOSTDOWN',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CLOSED',
-  'ERR_STREAM_PREMATURE_CLOSE',
-]);
-const TIMEOUT_CODES: ReadonlySet<string> = new Set([
-  'ETIMEDOUT',
-  'ESOCKETTIMEDOUT',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-]);
+const NETWORK_CODES =
+  /^(?:ECONNRESET|EPIPE|EHOSTUNREACH|ENETUNREACH|ENETDOWN|EHOSTDOWN|UND_ERR_SOCKET|UND_ERR_CLOSED|ERR_STREAM_PREMATURE_CLOSE)$/;
+const TIMEOUT_CODES = /^(?:ETIMEDOUT|ESOCKETTIMEDOUT|UND_ERR_HEADERS_TIMEOUT|UND_ERR_BODY_TIMEOUT)$/;
 // Codes that a new attempt cannot fix even though they come from the network layer.
-const PERMANENT_CODES: ReadonlySet<string> = new Set(['ERR_INVALID_URL', 'ERR_INVALID_PROTOCOL']);
+const PERMANENT_CODES = /^ERR_INVALID_(?:URL|PROTOCOL)$/;
 const TLS_CODE = /^(?:ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH)/;
 // The messages browsers and undici give a fetch TypeError when the network failed, and the code-less
 // `TypeError('Network error')` that @mswjs/interceptors (MSW and the tools built on it) fail a Node request with.
 const FETCH_FAILED =
   /^(?:Failed to fetch|fetch failed|Load failed|NetworkError when attempting to fetch resource\.?|Network request failed|Network error)$/i;
-
-function field(value: unknown, key: string): unknown {
-  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
-}
 
 /**
  * Classifies an error by its `code` and `name`, walking the `cause` chain (undici and axios's fetch adapter wrap
@@ -61,10 +43,9 @@ function field(value: unknown, key: string): unknown {
  * is `'unknown'` and is never retried (it is often a bug).
  */
 export function classifyError(error: unknown): ErrorKind {
-  let current = error;
   // A fetch-failure TypeError anywhere on the chain (axios wraps it as `cause`), used if no code decides first.
   let fetchFailed = false;
-  for (let depth = 0; depth < 5 && current !== undefined && current !== null; depth++) {
+  for (const current of chain(error)) {
     const name = field(current, 'name');
     if (name === 'AbortError') return 'abort';
     // What `AbortSignal.timeout()` aborts with: a per-attempt timeout (the caller's own signal is checked first).
@@ -72,24 +53,21 @@ export function classifyError(error: unknown): ErrorKind {
     const code = field(current, 'code');
     if (typeof code === 'string') {
       if (TLS_CODE.test(code)) return 'tls';
-      if (PERMANENT_CODES.has(code)) return 'unknown';
+      if (PERMANENT_CODES.test(code)) return 'unknown';
       if (isNotSentCode(code, current)) return 'not-sent';
-      if (NETWORK_CODES.has(code)) return 'network';
-      if (TIMEOUT_CODES.has(code)) return 'timeout';
+      if (NETWORK_CODES.test(code)) return 'network';
+      if (TIMEOUT_CODES.test(code)) return 'timeout';
     }
     fetchFailed ||= current instanceof TypeError && FETCH_FAILED.test(current.message);
-    current = field(current, 'cause');
   }
   return fetchFailed ? 'network' : 'unknown';
 }
 
 /** The first string `code` on an error's `cause` chain. */
 function errorCode(error: unknown): string | undefined {
-  let current = error;
-  for (let depth = 0; depth < 5 && current !== undefined && current !== null; depth++) {
+  for (const current of chain(error)) {
     const code = field(current, 'code');
     if (typeof code === 'string') return code;
-    current = field(current, 'cause');
   }
   return undefined;
 }

@@ -13,6 +13,9 @@ const DECIMAL = /^\d+(?:\.\d+)?$/;
 // A list member that is one word: the day name of an IMF-fixdate or RFC 850 date, cut off by the date's own comma.
 const DAY_NAME = /^\s*[A-Za-z]+\s*$/;
 
+/** The longer of two waits, where `undefined` is none. */
+const longest = (a: number | undefined, b: number | undefined) => (b === undefined ? a : Math.max(a ?? 0, b));
+
 /** One Retry-After value: `delay-seconds` (1*DIGIT, nothing else) or an HTTP-date. A past date means "now". */
 function retryAfterValue(value: string, now: number): number | undefined {
   if (DIGITS.test(value)) return Number(value) * 1000;
@@ -31,15 +34,15 @@ function retryAfter(value: string, now: number): number | undefined {
   const single = retryAfterValue(value, now);
   if (single !== undefined || !value.includes(',')) return single;
   const parts = value.split(',');
-  let longest: number | undefined;
+  let wait: number | undefined;
   for (let i = 0; i < parts.length; i++) {
     let member = parts[i] as string;
     if (DAY_NAME.test(member) && i + 1 < parts.length) member = `${member},${parts[++i]}`;
     const ms = retryAfterValue(member.trim(), now);
     if (ms === undefined) return undefined;
-    longest = Math.max(longest ?? 0, ms);
+    wait = longest(wait, ms);
   }
-  return longest;
+  return wait;
 }
 
 /** The wait an exhausted quota asks for: `reset` seconds when `remaining` is 0, else none. */
@@ -51,33 +54,24 @@ function exhausted(remaining: string | undefined, reset: string | undefined): nu
  * RateLimit (draft-ietf-httpapi-ratelimit-headers), in the two shapes servers send:
  * - draft-8 and later: a list of `"policy";r=remaining;t=seconds` items (express-rate-limit `draft-8`:
  *   `"3-in-2sec"; r=0; t=2`); with several exhausted items, the longest wait wins;
- * - draft-7: one dictionary `limit=3, remaining=0, reset=2` (express-rate-limit `draft-7`).
+ * - draft-7: one dictionary `limit=3, remaining=0, reset=2` (express-rate-limit `draft-7`): its members are the
+ *   items without parameters, and their keys are matched in any case.
  * Only an exhausted quota (remaining 0) asks for a wait. Malformed items are ignored.
  */
 function rateLimit(value: string): number | undefined {
   let wait: number | undefined;
-  // draft-7's dictionary members, collected across the list.
-  let remaining: string | undefined;
-  let reset: string | undefined;
+  const dictionary: Record<string, string> = {};
   for (const item of value.split(',')) {
-    const parts = item.split(';');
-    if (parts.length === 1) {
-      const eq = item.indexOf('=');
-      const key = item.slice(0, eq).trim().toLowerCase();
-      if (key === 'remaining') remaining = item.slice(eq + 1).trim();
-      else if (key === 'reset') reset = item.slice(eq + 1).trim();
-      continue;
-    }
-    const params = new Map<string, string>();
-    for (const part of parts.slice(1)) {
+    const [member, ...parts] = item.split(';');
+    const params: Record<string, string> = {};
+    for (const part of parts.length > 0 ? parts : [member as string]) {
       const eq = part.indexOf('=');
-      if (eq > 0) params.set(part.slice(0, eq).trim(), part.slice(eq + 1).trim());
+      if (eq > 0) params[part.slice(0, eq).trim()] = part.slice(eq + 1).trim();
     }
-    const ms = exhausted(params.get('r'), params.get('t'));
-    if (ms !== undefined) wait = Math.max(wait ?? 0, ms);
+    if (parts.length > 0) wait = longest(wait, exhausted(params.r, params.t));
+    else for (const key in params) dictionary[key.toLowerCase()] = params[key] as string;
   }
-  const dictionary = exhausted(remaining, reset);
-  return dictionary === undefined ? wait : Math.max(wait ?? 0, dictionary);
+  return longest(wait, exhausted(dictionary.remaining, dictionary.reset));
 }
 
 /** A legacy reset header: epoch seconds, epoch ms, or seconds from now (see the rule above). */
@@ -87,28 +81,6 @@ function resetHeader(value: string, now: number): number | undefined {
   if (n >= EPOCH_MS_2024) return Math.max(0, n - now);
   if (n >= EPOCH_SECONDS_2024) return Math.max(0, n * 1000 - now);
   return n * 1000;
-}
-
-/**
- * Applies `parse` to a present header. A value too large to represent (hundreds of digits) becomes the largest
- * safe integer, so it still means "longer than any maxRetryAfter" rather than "no header".
- */
-function parseWith(
-  value: string | undefined,
-  parse: (value: string) => number | undefined,
-): number | undefined {
-  if (value === undefined) return undefined;
-  const ms = parse(value);
-  return ms === undefined || Number.isNaN(ms) ? undefined : Math.min(ms, Number.MAX_SAFE_INTEGER);
-}
-
-function milliseconds(value: string): number | undefined {
-  return DECIMAL.test(value) ? Number(value) : undefined;
-}
-
-/** A reset header counts only when its quota is spent or unknown: `remaining > 0` means "not throttled". */
-function spent(remaining: string | undefined): boolean {
-  return remaining === undefined || !DECIMAL.test(remaining) || Number(remaining) === 0;
 }
 
 /**
@@ -127,18 +99,30 @@ export function parseRetryAfter(
   now: number = Date.now(),
 ): number | undefined {
   const get = headerGetter(headers);
-  const read = (name: string) => get(name)?.trim() || undefined;
-  const reset = (name: string, remaining: string) =>
-    spent(read(remaining)) ? parseWith(read(name), (v) => resetHeader(v, now)) : undefined;
+  /**
+   * `parse` applied to a present header. A value too large to represent (hundreds of digits) becomes the largest
+   * safe integer, so it still means "longer than any maxRetryAfter" rather than "no header".
+   */
+  const read = (name: string, parse: (value: string) => number | undefined): number | undefined => {
+    const value = get(name)?.trim();
+    const ms = value ? parse(value) : undefined;
+    return (ms as number) >= 0 ? Math.min(ms as number, Number.MAX_SAFE_INTEGER) : undefined;
+  };
+  // A reset header counts only when its quota is spent or unknown: `remaining > 0` means "not throttled".
+  const reset = (prefix: string) =>
+    read(`${prefix}remaining`, (v) => (DECIMAL.test(v) ? Number(v) : undefined))
+      ? undefined
+      : read(`${prefix}reset`, (v) => resetHeader(v, now));
+  const milliseconds = (name: string) => read(name, (v) => (DECIMAL.test(v) ? Number(v) : undefined));
 
   // Read lazily: most responses carry Retry-After or nothing, so the later headers are rarely looked at.
   return (
-    parseWith(read('retry-after'), (v) => retryAfter(v, now)) ??
-    parseWith(read('ratelimit'), rateLimit) ??
-    reset('ratelimit-reset', 'ratelimit-remaining') ??
-    reset('x-ratelimit-reset', 'x-ratelimit-remaining') ??
-    reset('x-rate-limit-reset', 'x-rate-limit-remaining') ??
-    parseWith(read('retry-after-ms'), milliseconds) ??
-    parseWith(read('x-ms-retry-after-ms'), milliseconds)
+    read('retry-after', (v) => retryAfter(v, now)) ??
+    read('ratelimit', rateLimit) ??
+    reset('ratelimit-') ??
+    reset('x-ratelimit-') ??
+    reset('x-rate-limit-') ??
+    milliseconds('retry-after-ms') ??
+    milliseconds('x-ms-retry-after-ms')
   );
 }

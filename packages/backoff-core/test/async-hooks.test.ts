@@ -96,9 +96,7 @@ describe('item 8: shouldRetry may return a Promise and sees the client response'
   it('next() stays synchronous: a Promise from shouldRetry is a TypeError naming decide(), never unhandled', async () => {
     const { state } = setup({ shouldRetry: () => Promise.reject(new Error('never seen')) });
     expect(() => state.next(unavailable())).toThrow(
-      new TypeError(
-        '`shouldRetry` returned a Promise: use `RetryState.decide()`, which awaits it, instead of `next()`.',
-      ),
+      new TypeError('`shouldRetry` returned a Promise: use `decide()`, not `next()`.'),
     );
     await Promise.resolve();
   });

@@ -89,26 +89,29 @@ describe('R6 RetryBudget accounting', () => {
     expect(new RetryBudget({ reserve: undefined, ratio: undefined }).snapshot().capacity).toBe(20);
   });
 
-  it.each<[string, object, RegExp]>([
+  it.each<[string, object, RegExp, typeof RangeError?]>([
     ['reserve -1', { reserve: -1 }, /`budget.reserve`/],
     ['reserve 1.5', { reserve: 1.5 }, /`budget.reserve`/],
     ['reserve NaN', { reserve: Number.NaN }, /`budget.reserve`/],
     ['reserve Infinity', { reserve: Number.POSITIVE_INFINITY }, /`budget.reserve`/],
     ['reserve above 1e9', { reserve: 1e9 + 1 }, /`budget.reserve`/],
-    ["reserve '20'", { reserve: '20' }, /`budget.reserve`/],
+    ["reserve '20'", { reserve: '20' }, /`budget.reserve` to be a number/, TypeError],
     ['ratio -0.1', { ratio: -0.1 }, /`budget.ratio`/],
     ['ratio 1.1', { ratio: 1.1 }, /`budget.ratio`/],
     ['ratio NaN', { ratio: Number.NaN }, /`budget.ratio`/],
-    ["ratio '0.1'", { ratio: '0.1' }, /`budget.ratio`/],
+    ["ratio '0.1'", { ratio: '0.1' }, /`budget.ratio` to be a number/, TypeError],
     ['throttlingCost -0.1', { throttlingCost: -0.1 }, /`budget.throttlingCost`/],
     ['throttlingCost 2', { throttlingCost: 2 }, /`budget.throttlingCost`/],
     ['throttlingCost NaN', { throttlingCost: Number.NaN }, /`budget.throttlingCost`/],
-  ])('bad options (%s) -> RangeError naming the option', (_label, options, message) => {
-    expect(() => new RetryBudget(options as never)).toThrow(RangeError);
-    expect(() => new RetryBudget(options as never)).toThrow(message);
-    // The same through createBackoff's `budget` option.
-    expect(() => createBackoff({ budget: options as never })).toThrow(message);
-  });
+  ])(
+    'bad options (%s) -> RangeError (TypeError for a non-number) naming the option',
+    (_label, options, message, kind = RangeError) => {
+      expect(() => new RetryBudget(options as never)).toThrow(kind);
+      expect(() => new RetryBudget(options as never)).toThrow(message);
+      // The same through createBackoff's `budget` option.
+      expect(() => createBackoff({ budget: options as never })).toThrow(message);
+    },
+  );
 
   it.each<[string, unknown, RegExp]>([
     ['a misspelt key', { reserv: 5 }, /Unknown budget option `budget.reserv`/],

@@ -62,13 +62,13 @@ describe('R9 options are validated at createBackoff, naming the option', () => {
     [
       'budget.reserve a null-prototype object',
       { budget: { reserve: Object.create(null) } },
-      RangeError,
+      TypeError,
       /`budget.reserve`/,
     ],
     [
       'budget.ratio a null-prototype object',
       { budget: { ratio: Object.create(null) } },
-      RangeError,
+      TypeError,
       /`budget.ratio`/,
     ],
     ["methods with ''", { methods: ['GET', ''] }, TypeError, /`methods`.*got ""/],

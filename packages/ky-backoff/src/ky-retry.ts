@@ -13,19 +13,6 @@ const KY_METHODS: readonly string[] = [
   'query',
 ];
 
-/** ky's lower-case names of the usual methods, so that a call's own method needs no new string. */
-const LOWER: Readonly<Record<string, string>> = {
-  GET: 'get',
-  POST: 'post',
-  PUT: 'put',
-  PATCH: 'patch',
-  HEAD: 'head',
-  DELETE: 'delete',
-  OPTIONS: 'options',
-  TRACE: 'trace',
-  QUERY: 'query',
-};
-
 /**
  * Adds the call's own method to ky's per-call method list. ky checks the method before it asks `shouldRetry`, so
  * it must be there: the core's idempotency gate (POST only with an Idempotency-Key) is the one that decides. From
@@ -35,7 +22,7 @@ const LOWER: Readonly<Record<string, string>> = {
  */
 export function withMethod(perCall: Record<string, unknown>, method: string): void {
   const methods = perCall.methods;
-  const lower = (Object.hasOwn(LOWER, method) ? LOWER[method] : undefined) ?? method.toLowerCase();
+  const lower = method.toLowerCase();
   if (Array.isArray(methods) && !methods.includes(lower)) perCall.methods = [...methods, lower];
 }
 
@@ -86,24 +73,6 @@ function ownMethods(methods: unknown, instance: readonly string[]): boolean {
   );
 }
 
-/** The common case, checked first: ky's per-call copy still holds exactly what `kyRetryOptions` set. */
-function unchanged(perCall: Record<string, unknown>, instance: Record<string, unknown>): boolean {
-  const { methods, statusCodes, afterStatusCodes, backoffLimit } = perCall;
-  return (
-    perCall.shouldRetry === instance.shouldRetry &&
-    perCall.delay === noDelay &&
-    perCall.maxRetryAfter === 0 &&
-    perCall.retryOnTimeout === true &&
-    perCall.jitter === undefined &&
-    (backoffLimit === undefined || backoffLimit === Number.POSITIVE_INFINITY) &&
-    Array.isArray(statusCodes) &&
-    statusCodes.length === 0 &&
-    Array.isArray(afterStatusCodes) &&
-    afterStatusCodes.length === 0 &&
-    ownMethods(methods, instance.methods as readonly string[])
-  );
-}
-
 /**
  * The fields of ky's per-call `retry` that a request's own `retry` object set (ky merged it over the instance's):
  * kyBackoff decides those, so the call is rejected naming them rather than ignoring them.
@@ -112,7 +81,6 @@ export function replacedPerRequest(
   perCall: Record<string, unknown>,
   instance: Record<string, unknown>,
 ): void {
-  if (unchanged(perCall, instance)) return;
   const names: string[] = [];
   const methods = perCall.methods;
   if (!ownMethods(methods, instance.methods as readonly string[])) names.push('methods');

@@ -49,7 +49,7 @@ async function settled(state: RetryState, decision: Decision | Promise<Decision>
 }
 
 /** ky's answer once a retry's wait is over. */
-const retry = () => true;
+const retryNow = () => true;
 
 /** The response of an attempt as the core's outcome. */
 function answered(response: Response): Outcome {
@@ -227,7 +227,7 @@ export class KyCall {
       });
     }
     // Aborted (or onRetry threw): the call ends with that, carrying what was done so far.
-    return state.wait(decision, signal).then(retry, (reason: unknown) => {
+    return state.wait(decision, signal).then(retryNow, (reason: unknown) => {
       throw attachResult(reason, state.result());
     });
   }

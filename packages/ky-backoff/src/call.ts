@@ -48,6 +48,9 @@ async function settled(state: RetryState, decision: Decision | Promise<Decision>
   }
 }
 
+/** ky's answer once a retry's wait is over. */
+const retryNow = () => true;
+
 /** The response of an attempt as the core's outcome. */
 function answered(response: Response): Outcome {
   return { type: 'response', status: response.status, headers: response.headers, response };
@@ -109,16 +112,17 @@ export class KyCall {
     this.request = request;
     this.announces = setup.ky2 ? false : undefined;
     this.#keepsCopies = false;
-    const limitFor = (retries: number) => (this.#replayable || !setup.ky2 ? retries + 1 : 0);
+    // ky 2 tees a body only when its limit is above 0; ky 1 clones every request anyway.
+    const teeable = this.#replayable || !setup.ky2;
     if (override === false) {
       this.state = undefined;
-      this.limit = limitFor(policy.options.retries);
+      this.limit = teeable ? policy.options.retries + 1 : 0;
       return;
     }
     let own =
       override === undefined ? policy : policy.extend(withoutMergeArtefact(override) as BackoffOptions);
     if (setup.decidesFailures) own = own.extend({ retries: 0 });
-    this.limit = limitFor(own.options.retries);
+    this.limit = teeable ? own.options.retries + 1 : 0;
     this.#keepsCopies = setup.ky2 && own.options.shouldRetry !== undefined;
     this.state = own.start({
       method: request.method,
@@ -171,11 +175,9 @@ export class KyCall {
   /**
    * ky's `shouldRetry`, asked about every failed attempt of a method in ky's list: ky's HTTPError (its response
    * is the one after your afterResponse hooks), a network error, ky's timeout, an abort. The core decides; a
-   * retry waits here, on the injected timers, listening to the attempt's signal (it follows the caller's). After
-   * ky's own timeout that signal is spent: the wait is then ky's own (the only one that still hears the caller's
-   * signal), announced to the core so that `onRetry` and `totalDelay` stay exact.
+   * retry waits here (`#retryAfter`) before ky hears `true`.
    */
-  async shouldRetry(error: unknown): Promise<boolean> {
+  shouldRetry(error: unknown): boolean | Promise<boolean> {
     const { state } = this;
     if (state === undefined) return false;
     // Decided already when fetch's response was OK and a later afterResponse hook turned it into this HTTPError.
@@ -191,29 +193,43 @@ export class KyCall {
     this.#readable = undefined;
     // After ky's own timeout the attempt's signal is spent: an async shouldRetry is then awaited as it is.
     const live = signal?.aborted ? undefined : signal;
-    const decision = await settled(
-      state,
-      revised ? state.revise(outcome, live) : state.decide(outcome, live),
-    );
+    const decision = revised ? state.revise(outcome, live) : state.decide(outcome, live);
+    // No async function here: a request parked in its wait holds no suspended frame of kyBackoff's own.
+    if (decision instanceof Promise) {
+      return settled(state, decision).then((decided) => this.#retryAfter(decided, error, signal));
+    }
+    return this.#retryAfter(decision, error, signal);
+  }
+
+  /**
+   * What ky hears about a decided attempt: `false` (the result goes on the error), or `true` once the wait is
+   * over. The wait runs on the injected timers, listening to the attempt's signal (it follows the caller's).
+   * After ky's own timeout that signal is spent: the wait is then ky's own (the only one that still hears the
+   * caller's signal), announced to the core so that `onRetry` and `totalDelay` stay exact.
+   */
+  #retryAfter(
+    decision: Decision,
+    error: unknown,
+    signal: AbortSignal | undefined,
+  ): boolean | Promise<boolean> {
+    const state = this.state as RetryState;
     if (!decision.retry) {
       attachResult(error, state.result());
       return false;
     }
     if (signal?.aborted) {
-      await settled(
+      return settled(
         state,
         state.announce(decision).then(() => decision),
-      );
-      this.#kyDelay = decision.delay;
-      return true;
+      ).then(() => {
+        this.#kyDelay = decision.delay;
+        return true;
+      });
     }
-    try {
-      await state.wait(decision, signal);
-    } catch (reason) {
-      // Aborted (or onRetry threw): the call ends with that, carrying what was done so far.
+    // Aborted (or onRetry threw): the call ends with that, carrying what was done so far.
+    return state.wait(decision, signal).then(retryNow, (reason: unknown) => {
       throw attachResult(reason, state.result());
-    }
-    return true;
+    });
   }
 
   /**

@@ -24,10 +24,13 @@ function isStateObject(args: readonly unknown[]): args is [Record<string, unknow
   return args.length === 1 && typeof args[0] === 'object' && args[0] !== null && 'options' in args[0];
 }
 
-/** `beforeRequest({request, options})` (2.x) or `beforeRequest(request, options, state)` (1.x). */
-export function requestHookView(args: readonly unknown[]): RequestHookView {
-  if (isStateObject(args)) return args[0] as unknown as RequestHookView;
-  return { request: args[0] as Request, options: (args[1] ?? {}) as HookOptions };
+/**
+ * `beforeRequest({request, options})` (2.x) or `beforeRequest(request, options, state)` (1.x): its first two
+ * arguments (on the success path: no array of arguments per call).
+ */
+export function requestHookView(first: unknown, second: unknown): RequestHookView {
+  if (second === undefined) return first as RequestHookView;
+  return { request: first as Request, options: second as HookOptions };
 }
 
 /** `afterResponse({request, options, response})` (2.x) or `afterResponse(request, options, response)` (1.x). */

@@ -1,7 +1,7 @@
 import { type Backoff, createBackoff } from 'backoff-core';
 import { KyCall, type RetryMarkerFactory } from './call.js';
 import { errorHookView, type HookOptions, requestHookView, responseHookView } from './hook-args.js';
-import { kyRetryOptions, replacedPerRequest, retriesFromKyRetry } from './ky-retry.js';
+import { kyRetryOptions, replacedPerRequest, retriesFromKyRetry, withMethod } from './ky-retry.js';
 import { rejectModuleNamespace } from './module-namespace.js';
 import type { KyBackoffOptions, KyInstanceLike } from './types.js';
 
@@ -34,8 +34,12 @@ function callOf(options: HookOptions | undefined): KyCall | undefined {
   return isObject(retry) ? (retry as KyRetry)[CALL] : undefined;
 }
 
-// Which call sends a request: its first attempt's request is the one `beforeRequest` sees (ky 1: every attempt's).
-const sentBy = new WeakMap<object, KyCall>();
+/**
+ * Which call sends a request: its first attempt's request is the one `beforeRequest` sees (ky 1: every attempt's).
+ * A property of the request itself, cleared when `fetch` takes it: cheaper per call than a WeakMap entry.
+ */
+const SENT: unique symbol = Symbol('ky-backoff.sent') as never;
+type SentRequest = { [SENT]?: KyCall | undefined };
 
 /**
  * The call whose retry ky is about to send (ky 2). ky 2 builds each retry's request itself (a clone, or a new one
@@ -99,7 +103,7 @@ export function kyBackoff<Instance extends KyInstanceLike>(
     );
     const instanceRetries = policy.options.retries;
     const fallback = () => false;
-    const retry = kyRetryOptions(instanceRetries + 1, fallback);
+    const retry = kyRetryOptions(instanceRetries + 1, fallback, retryMarker === undefined);
     // With `throwHttpErrors: false` ky never throws for a status, so never asks about it: only such an instance
     // gets an `afterResponse` hook (ky clones every response for each one, so the others stay without).
     const decidesResponses =
@@ -107,8 +111,14 @@ export function kyBackoff<Instance extends KyInstanceLike>(
     const parentFetch = typeof parent.fetch === 'function' ? (parent.fetch as FetchFunction) : undefined;
 
     const fetch: FetchFunction = (input, init) => {
-      const call = (isObject(input) ? sentBy.get(input) : undefined) ?? sending;
+      let call = sending;
       sending = undefined;
+      if (isObject(input) && Object.hasOwn(input, SENT)) {
+        const sent = input as SentRequest;
+        call = sent[SENT];
+        // Once: the request goes out now, and does not keep its call alive after that.
+        sent[SENT] = undefined;
+      }
       let rest = init;
       if (rest !== undefined && 'backoff' in rest) {
         // ky passes options it does not know on to `fetch`: this one is kyBackoff's.
@@ -120,8 +130,10 @@ export function kyBackoff<Instance extends KyInstanceLike>(
       return call === undefined ? response : response.then((fetched) => call.fetched(fetched));
     };
 
-    const beforeRequest = mark((...args: unknown[]) => {
-      const { request, options: hookOptions } = requestHookView(args);
+    // Two parameters, not `...args`: no array per call. ky 2 passes one state object, ky 1 three arguments.
+    const beforeRequest = mark((first: unknown, second?: unknown) => {
+      const ky2 = second === undefined;
+      const { request, options: hookOptions } = requestHookView(first, second);
       const perCall = hookOptions.retry;
       if (!isObject(perCall)) return;
       const kyRetry = perCall as KyRetry;
@@ -133,7 +145,6 @@ export function kyBackoff<Instance extends KyInstanceLike>(
           typeof requested === 'number' && requested !== instanceRetries + 1
             ? policy.extend({ retries: requested })
             : policy;
-        const ky2 = args.length === 1;
         call = new KyCall({
           policy: own,
           override: hookOptions.backoff,
@@ -146,11 +157,8 @@ export function kyBackoff<Instance extends KyInstanceLike>(
         // A per-request `retry: 0` (a number) replaces the instance's object with ky's defaults: the limit is
         // taken, the rest is kyBackoff's again. A per-request object is merged over it: fields of its own throw.
         if (perCall.shouldRetry === undefined) Object.assign(perCall, retry);
-        else replacedPerRequest(perCall, fallback);
-        const methods = perCall.methods;
-        const method = request.method.toLowerCase();
-        // A new array: ky 1 shares this one with the instance's `retry` object.
-        if (Array.isArray(methods) && !methods.includes(method)) perCall.methods = [...methods, method];
+        else replacedPerRequest(perCall, retry);
+        withMethod(perCall, request.method);
         const bound = call;
         kyRetry[CALL] = bound;
         perCall.shouldRetry = ({ error }: { error: unknown }) => bound.shouldRetry(error);
@@ -158,8 +166,8 @@ export function kyBackoff<Instance extends KyInstanceLike>(
         perCall.limit = bound.limit;
       }
       call.request = request;
-      if (args.length > 1) call.beginAttempt(request);
-      sentBy.set(request, call);
+      if (!ky2) call.beginAttempt(request);
+      (request as SentRequest)[SENT] = call;
     });
 
     // Only on a retry (also one you force): ky 2 sends a request no hook sees next, so the call names itself.

@@ -1,7 +1,6 @@
 import type { BackoffOptions } from 'backoff-core';
 
-// Every method ky may send. ky checks the method before it asks `shouldRetry`, so all must pass that check: the
-// core's idempotency gate (POST only with an Idempotency-Key) is the one that decides.
+// Every method ky may send: the list ky 1.13 gets (it checks the method once, before any hook runs).
 const KY_METHODS: readonly string[] = [
   'get',
   'post',
@@ -14,6 +13,19 @@ const KY_METHODS: readonly string[] = [
   'query',
 ];
 
+/**
+ * Adds the call's own method to ky's per-call method list. ky checks the method before it asks `shouldRetry`, so
+ * it must be there: the core's idempotency gate (POST only with an Idempotency-Key) is the one that decides. From
+ * ky 1.14 on, the instance's list is empty and each call adds only its own method: ky normalizes the list
+ * (lower-casing each entry into a new array) once or twice per call, so one entry costs less on every request
+ * than every method. A new array: ky 1 shares the per-call one with the instance's `retry` object.
+ */
+export function withMethod(perCall: Record<string, unknown>, method: string): void {
+  const methods = perCall.methods;
+  const lower = method.toLowerCase();
+  if (Array.isArray(methods) && !methods.includes(lower)) perCall.methods = [...methods, lower];
+}
+
 /** ky's `shouldRetry` signature (the state object is the same in 1.x and 2.x). */
 export type KyShouldRetry = (state: { readonly error: unknown }) => boolean | Promise<boolean>;
 
@@ -21,17 +33,21 @@ export type KyShouldRetry = (state: { readonly error: unknown }) => boolean | Pr
 const noDelay = () => 0;
 
 /**
- * The `retry` option kyBackoff gives ky, built once per instance: `limit`, every method (ky checks the method
- * before it asks `shouldRetry`), a 0 ms `delay`, and a `shouldRetry` that always answers, so ky's own status lists,
- * timing headers and `retryOnTimeout` are never consulted (and ky 1's loose Retry-After parsing never runs). The
- * fields kyBackoff replaces are set to values a request's own `retry` cannot leave unchanged, so that one given
- * per request is seen (and rejected). Each call's `beforeRequest` binds `shouldRetry`, `delay` and `limit` to
- * that call on ky's per-call copy of this object.
+ * The `retry` option kyBackoff gives ky, built once per instance: `limit`, no method (each call adds its own; ky
+ * 1.13, which checks the method before any hook runs, gets every method: `everyMethod`), a 0 ms `delay`, and a
+ * `shouldRetry` that always answers, so ky's own status lists, timing headers and `retryOnTimeout` are never
+ * consulted (and ky 1's loose Retry-After parsing never runs). The fields kyBackoff replaces are set to values a
+ * request's own `retry` cannot leave unchanged, so that one given per request is seen (and rejected). Each call's
+ * `beforeRequest` binds `shouldRetry`, `delay` and `limit` to that call on ky's per-call copy of this object.
  */
-export function kyRetryOptions(limit: number, shouldRetry: KyShouldRetry): Record<string, unknown> {
+export function kyRetryOptions(
+  limit: number,
+  shouldRetry: KyShouldRetry,
+  everyMethod: boolean,
+): Record<string, unknown> {
   return {
     limit,
-    methods: [...KY_METHODS],
+    methods: everyMethod ? [...KY_METHODS] : [],
     statusCodes: [],
     afterStatusCodes: [],
     maxRetryAfter: 0,
@@ -48,18 +64,26 @@ function fieldsError(names: readonly string[]): TypeError {
   );
 }
 
+/** Whether ky's per-call copy has the method list `kyRetryOptions` gave the instance. */
+function ownMethods(methods: unknown, instance: readonly string[]): boolean {
+  return (
+    Array.isArray(methods) &&
+    methods.length === instance.length &&
+    methods.every((method, i) => method === instance[i])
+  );
+}
+
 /**
  * The fields of ky's per-call `retry` that a request's own `retry` object set (ky merged it over the instance's):
  * kyBackoff decides those, so the call is rejected naming them rather than ignoring them.
  */
-export function replacedPerRequest(perCall: Record<string, unknown>, shouldRetry: KyShouldRetry): void {
+export function replacedPerRequest(
+  perCall: Record<string, unknown>,
+  instance: Record<string, unknown>,
+): void {
   const names: string[] = [];
   const methods = perCall.methods;
-  if (
-    Array.isArray(methods) &&
-    (methods.length !== KY_METHODS.length || methods.some((method) => !KY_METHODS.includes(method)))
-  )
-    names.push('methods');
+  if (!ownMethods(methods, instance.methods as readonly string[])) names.push('methods');
   for (const key of ['statusCodes', 'afterStatusCodes'] as const) {
     const list = perCall[key];
     if (Array.isArray(list) && list.length > 0) names.push(key);
@@ -67,7 +91,7 @@ export function replacedPerRequest(perCall: Record<string, unknown>, shouldRetry
   if (perCall.maxRetryAfter !== 0) names.push('maxRetryAfter');
   if (perCall.delay !== noDelay) names.push('delay');
   if (perCall.retryOnTimeout !== true) names.push('retryOnTimeout');
-  if (perCall.shouldRetry !== shouldRetry) names.push('shouldRetry');
+  if (perCall.shouldRetry !== instance.shouldRetry) names.push('shouldRetry');
   if (perCall.jitter !== undefined) names.push('jitter');
   const limit = perCall.backoffLimit;
   if (limit !== undefined && limit !== Number.POSITIVE_INFINITY) names.push('backoffLimit');

@@ -3,7 +3,7 @@ import type { RetryState } from './decision.js';
 import type { ResolvedOptions } from './options.js';
 import { attachResult } from './result.js';
 import { show } from './show.js';
-import type { CallWatcher, Watchable } from './watch.js';
+import { type Watchable, type WatchedState, watched } from './watch.js';
 
 /** The state of one origin's circuit. */
 export type CircuitState = 'closed' | 'open' | 'half-open';
@@ -367,11 +367,13 @@ export class CircuitBreaker implements Watchable {
   }
 
   /**
-   * The observer the core reports a policy's calls to (issue 15): admits each call, learns from each attempt,
-   * and passes every finished call on to `metrics`. Called by `createBackoff`; not needed otherwise.
+   * The retry state class of a policy with this breaker (issue 15): its states are admitted by the breaker, teach
+   * it each attempt, and pass every finished call on to the policy's `metrics`. Called by `createBackoff`; not
+   * needed otherwise.
    */
-  watcher(options: ResolvedOptions, metrics?: Watchable): CallWatcher {
-    const counter = metrics?.watcher(options);
+  watcher(options: ResolvedOptions): WatchedState {
+    const { metrics } = options;
+    const counter = metrics?.watcher().watch;
     if (metrics !== undefined) (metrics as { observe?: (breaker: CircuitBreaker) => void }).observe?.(this);
     const calls = new WeakMap<RetryState, Call>();
     const { now, maxRetryAfter } = options;
@@ -380,8 +382,8 @@ export class CircuitBreaker implements Watchable {
       call.reported = true;
       this.record(call.origin, now(), call.failed, call.serverDelay, call.probe);
     };
-    return {
-      start: (state) => {
+    return watched({
+      admit: (state) => {
         const origin = this.origin(state.url);
         const at = now();
         const probe = this.state(origin, at) !== 'closed';
@@ -437,7 +439,7 @@ export class CircuitBreaker implements Watchable {
         }
         counter?.end(state, reason);
       },
-    };
+    });
   }
 
   /** Adds a listener to every state change (what `BackoffMetrics` uses); the same function is added once. */

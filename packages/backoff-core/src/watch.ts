@@ -60,13 +60,13 @@ export function watched(watch: CallWatcher): WatchedState {
 }
 
 /**
- * The budget as a watched call sees it (only when its watcher can refuse retries): a retry into a circuit that is
- * not closed is refused right before the budget, so it spends no token (the order of the gates, R6).
+ * The budget as a watched call sees it, when its watcher can refuse retries (a breaker): a retry into a circuit
+ * that is not closed is refused right before the budget, so the gates keep their order and it spends no token.
  */
 class CircuitGate implements RetryGate {
   /** What the watcher said of the attempt being decided: its origin's circuit is not closed. */
   open: boolean | undefined;
-  /** A retry was refused for it. */
+  /** The call was refused: a retry at the gate, or after its wait. */
   refused = false;
   readonly #budget: RetryBudget | undefined;
 
@@ -75,9 +75,8 @@ class CircuitGate implements RetryGate {
   }
 
   tryAcquire(kind?: RetryKind): boolean {
-    if (!this.open) return this.#budget?.tryAcquire(kind) ?? true;
-    this.refused = true;
-    return false;
+    if (this.open) return !(this.refused = true);
+    return this.#budget?.tryAcquire(kind) ?? true;
   }
 
   recordSuccess(): void {
@@ -95,8 +94,6 @@ class WatchedRetryState extends RetryState {
   #watch: CallWatcher | undefined;
   readonly #options: ResolvedOptions;
   readonly #gate: CircuitGate | undefined;
-  /** Refused after its wait: the origin's circuit opened meanwhile. */
-  #refused = false;
 
   constructor(
     options: ResolvedOptions,
@@ -104,8 +101,8 @@ class WatchedRetryState extends RetryState {
     request: RequestDescription | undefined,
     watch: CallWatcher,
   ) {
-    const gate = watch.attempt ? new CircuitGate(budget) : undefined;
-    super(options, gate ?? budget, request);
+    const gate = watch.attempt && new CircuitGate(budget);
+    super(options, gate || budget, request);
     this.#options = options;
     this.#gate = gate;
     this.#watch = watch;
@@ -123,21 +120,18 @@ class WatchedRetryState extends RetryState {
     if (gate === undefined) return;
     gate.refused = false;
     gate.open = undefined;
-    this.#refused = false;
-    const watch = this.#watch;
-    if (watch === undefined || (outcome.type === 'error' && outcome.kind === 'abort')) return;
+    if (outcome.type === 'error' && outcome.kind === 'abort') return;
     let retryable = false;
     let serverDelay: number | undefined;
-    if (outcome.type === 'response' && outcome.status >= 400) {
-      // The default rules' verdict on a failed status (RetryState's, R12 then R1), as the breaker judges it.
-      const options = this.#options;
-      const { headers } = outcome;
-      serverDelay = parseRetryAfter(headers, options.now());
+    if (outcome.type === 'response' && outcome.status >= 500) {
+      // The default rules' verdict on the status (RetryState's: the server's word, then statusCodes).
+      const { now, shouldRetryHeaders, statusCodes } = this.#options;
+      serverDelay = parseRetryAfter(outcome.headers, now());
       retryable =
-        (options.shouldRetryHeaders ? serverShouldRetry(headers) : undefined) ??
-        options.statusCodes.has(outcome.status);
+        (shouldRetryHeaders ? serverShouldRetry(outcome.headers) : undefined) ??
+        statusCodes.has(outcome.status);
     }
-    gate.open = watch.attempt?.(this, outcome, retryable, serverDelay);
+    gate.open = this.#watch?.attempt?.(this, outcome, retryable, serverDelay);
   }
 
   /** A decision made: a refused retry becomes the stop `'circuit-open'`, and a stop is told to the watcher. */
@@ -148,6 +142,14 @@ class WatchedRetryState extends RetryState {
       : decision;
     this.#end(stop.reason);
     return stop;
+  }
+
+  /** `promise`, telling the watcher that the call ended if it rejects (with the reason the core stopped for). */
+  #ending<T>(promise: Promise<T>): Promise<T> {
+    return promise.catch((error: unknown) => {
+      this.#end(this.result().reason);
+      throw error;
+    });
   }
 
   override next(outcome: Outcome): Decision {
@@ -162,6 +164,7 @@ class WatchedRetryState extends RetryState {
     return decision.then(
       (made) => this.#decided(made),
       (error: unknown) => {
+        // Only an abort ends the call here (a shouldRetry that rejected leaves it to its caller).
         if (signal?.aborted) this.#end('aborted');
         throw error;
       },
@@ -176,33 +179,23 @@ class WatchedRetryState extends RetryState {
 
   override result(): BackoffResult {
     const result = super.result();
-    return this.#refused || this.#gate?.refused ? { ...result, reason: 'circuit-open' } : result;
+    return this.#gate?.refused ? { ...result, reason: 'circuit-open' } : result;
   }
 
-  override async wait(decision: RetryDecision, signal?: AbortSignal | null): Promise<void> {
-    try {
-      await super.wait(decision, signal);
-    } catch (reason) {
-      // Aborted, onRetry failed, or the deadline came while offline: the reason the core stopped with.
-      this.#end(this.result().reason);
-      throw reason;
-    }
-    try {
-      // The retry is about to go: not into a circuit that opened meanwhile.
-      this.#watch?.resume?.(this);
-    } catch (refusal) {
-      this.#refused = true;
-      this.#end('circuit-open');
-      throw refusal;
-    }
+  override wait(decision: RetryDecision, signal?: AbortSignal | null): Promise<void> {
+    return this.#ending(super.wait(decision, signal)).then(() => {
+      try {
+        // The retry is about to go: not into a circuit that opened meanwhile.
+        this.#watch?.resume?.(this);
+      } catch (refusal) {
+        (this.#gate as CircuitGate).refused = true;
+        this.#end('circuit-open');
+        throw refusal;
+      }
+    });
   }
 
-  override async announce(decision: RetryDecision, signal?: AbortSignal | null): Promise<void> {
-    try {
-      await super.announce(decision, signal);
-    } catch (reason) {
-      this.#end(this.result().reason);
-      throw reason;
-    }
+  override announce(decision: RetryDecision, signal?: AbortSignal | null): Promise<void> {
+    return this.#ending(super.announce(decision, signal));
   }
 }

@@ -75,8 +75,9 @@ class CircuitGate implements RetryGate {
   }
 
   tryAcquire(kind?: RetryKind): boolean {
-    if (this.open) return !(this.refused = true);
-    return this.#budget?.tryAcquire(kind) ?? true;
+    if (!this.open) return this.#budget?.tryAcquire(kind) ?? true;
+    this.refused = true;
+    return false;
   }
 
   recordSuccess(): void {

@@ -115,8 +115,6 @@ interface Call {
   serverDelay: number | undefined;
   /** Reported to the circuit already (a failed probe reports at once). */
   reported: boolean;
-  /** Refused after a wait: the circuit opened meanwhile. */
-  refused: boolean;
 }
 
 interface Circuit {
@@ -403,7 +401,6 @@ export class CircuitBreaker implements Watchable {
           failed: undefined,
           serverDelay: undefined,
           reported: false,
-          refused: false,
         };
         calls.set(state, call);
       },
@@ -425,7 +422,7 @@ export class CircuitBreaker implements Watchable {
       resume: (state) => {
         const call = calls.get(state);
         if (call === undefined || this.state(call.origin, now()) === 'closed') return;
-        call.refused = true;
+        // The call then ends with the reason 'circuit-open' (watch.ts).
         throw this.refusal(call.origin, now());
       },
       end: (state, reason) => {
@@ -433,9 +430,8 @@ export class CircuitBreaker implements Watchable {
         if (call !== undefined) {
           calls.delete(state);
           // An aborted call says nothing about the server; it only frees its probe slot.
-          if (reason === 'aborted' && !call.refused) call.failed = undefined;
+          if (reason === 'aborted') call.failed = undefined;
           report(call);
-          if (call.refused) reason = 'circuit-open';
         }
         counter?.end(state, reason);
       },

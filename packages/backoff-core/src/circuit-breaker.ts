@@ -1,5 +1,4 @@
 import { type Check, checked, fail, fn, MAX_TIMER_DELAY, range } from './check.js';
-import type { RetryState } from './decision.js';
 import type { ResolvedOptions } from './options.js';
 import { attachResult } from './result.js';
 import { show } from './show.js';
@@ -373,14 +372,13 @@ export class CircuitBreaker implements Watchable {
     const { metrics } = options;
     const counter = metrics?.watcher().watch;
     if (metrics !== undefined) (metrics as { observe?: (breaker: CircuitBreaker) => void }).observe?.(this);
-    const calls = new WeakMap<RetryState, Call>();
     const { now, maxRetryAfter } = options;
     const report = (call: Call) => {
       if (call.reported) return;
       call.reported = true;
       this.record(call.origin, now(), call.failed, call.serverDelay, call.probe);
     };
-    return watched({
+    return watched<Call>({
       admit: (state) => {
         const origin = this.origin(state.url);
         const at = now();
@@ -395,18 +393,9 @@ export class CircuitBreaker implements Watchable {
             serverDelay: undefined,
           });
         }
-        const call = {
-          origin,
-          probe,
-          failed: undefined,
-          serverDelay: undefined,
-          reported: false,
-        };
-        calls.set(state, call);
+        return { origin, probe, failed: undefined, serverDelay: undefined, reported: false };
       },
-      attempt: (state, outcome, retryable, serverDelay) => {
-        const call = calls.get(state);
-        if (call === undefined) return false;
+      attempt: (call, outcome, retryable, serverDelay) => {
         // Only what the core retries counts as a failure, and never an answer below 500 (a 429 is a live server).
         call.failed =
           outcome.type === 'response'
@@ -419,16 +408,13 @@ export class CircuitBreaker implements Watchable {
         if (call.probe && call.failed) report(call);
         return this.state(call.origin, now()) !== 'closed';
       },
-      resume: (state) => {
-        const call = calls.get(state);
-        if (call === undefined || this.state(call.origin, now()) === 'closed') return;
+      resume: (call) => {
+        if (this.state(call.origin, now()) === 'closed') return;
         // The call then ends with the reason 'circuit-open' (watch.ts).
         throw this.refusal(call.origin, now());
       },
-      end: (state, reason) => {
-        const call = calls.get(state);
+      end: (state, reason, call) => {
         if (call !== undefined) {
-          calls.delete(state);
           // An aborted call says nothing about the server; it only frees its probe slot.
           if (reason === 'aborted') call.failed = undefined;
           report(call);

@@ -21,19 +21,22 @@ import { isThenable } from './sleep.js';
  * that never creates a `CircuitBreaker` or a `BackoffMetrics` carries none of it: `RetryState` itself watches
  * nothing.
  */
-export interface CallWatcher {
-  /** A call starts, before its first attempt. Throws (a `CircuitOpenError`) to refuse it: nothing is sent. */
-  admit?(state: RetryState): void;
+export interface CallWatcher<Call = unknown> {
+  /**
+   * A call starts, before its first attempt. Throws (a `CircuitOpenError`) to refuse it: nothing is sent. Returns
+   * what the watcher keeps of the call, handed back to its other hooks.
+   */
+  admit?(state: RetryState): Call;
   /**
    * An attempt ended with `outcome`; for a failed response, `retryable` says whether the default rules retry its
    * status (the server's word, then `statusCodes`) and `serverDelay` is its Retry-After in ms. Returns `true` when
    * no retry may wait (the origin's circuit is not closed): the call then stops with the reason `'circuit-open'`.
    */
-  attempt?(state: RetryState, outcome: Outcome, retryable: boolean, serverDelay: number | undefined): boolean;
+  attempt?(call: Call, outcome: Outcome, retryable: boolean, serverDelay: number | undefined): boolean;
   /** A wait is over and the retry is about to go. Throws (a `CircuitOpenError`) to refuse it. */
-  resume?(state: RetryState): void;
+  resume?(call: Call): void;
   /** The call ended, with the reason it stopped (`'aborted'` when its wait was interrupted). */
-  end(state: RetryState, reason: string): void;
+  end(state: RetryState, reason: string, call?: Call): void;
 }
 
 /** The retry state class of a watched policy: `Backoff.start` makes its calls' states with it. */
@@ -50,7 +53,7 @@ export interface Watchable {
 }
 
 /** The retry state class whose states report to `watch`. */
-export function watched(watch: CallWatcher): WatchedState {
+export function watched<Call>(watch: CallWatcher<Call>): WatchedState {
   return class extends WatchedRetryState {
     static readonly watch = watch;
     constructor(options: ResolvedOptions, budget: RetryBudget | undefined, request?: RequestDescription) {
@@ -93,6 +96,8 @@ class CircuitGate implements RetryGate {
 class WatchedRetryState extends RetryState {
   /** Gone once it was told that the call ended: it hears nothing more of this call. */
   #watch: CallWatcher | undefined;
+  /** What the watcher keeps of this call (`admit`'s answer). */
+  readonly #call: unknown;
   readonly #options: ResolvedOptions;
   readonly #gate: CircuitGate | undefined;
 
@@ -107,11 +112,11 @@ class WatchedRetryState extends RetryState {
     this.#options = options;
     this.#gate = gate;
     this.#watch = watch;
-    watch.admit?.(this);
+    this.#call = watch.admit?.(this);
   }
 
   #end(reason: string): void {
-    this.#watch?.end(this, reason);
+    this.#watch?.end(this, reason, this.#call);
     this.#watch = undefined;
   }
 
@@ -132,7 +137,7 @@ class WatchedRetryState extends RetryState {
         (shouldRetryHeaders ? serverShouldRetry(outcome.headers) : undefined) ??
         statusCodes.has(outcome.status);
     }
-    gate.open = this.#watch?.attempt?.(this, outcome, retryable, serverDelay);
+    gate.open = this.#watch?.attempt?.(this.#call, outcome, retryable, serverDelay);
   }
 
   /** A decision made: a refused retry becomes the stop `'circuit-open'`, and a stop is told to the watcher. */
@@ -187,7 +192,7 @@ class WatchedRetryState extends RetryState {
     return this.#ending(super.wait(decision, signal)).then(() => {
       try {
         // The retry is about to go: not into a circuit that opened meanwhile.
-        this.#watch?.resume?.(this);
+        this.#watch?.resume?.(this.#call);
       } catch (refusal) {
         (this.#gate as CircuitGate).refused = true;
         this.#end('circuit-open');

@@ -323,6 +323,7 @@ export class RetryState {
       delay = serverDelayWithJitter(serverDelay, Math.min(options.maxRetryAfter, remaining), options.random);
     }
     if (delay > remaining) return this.#stop('deadline', serverDelay);
+    // With a circuit breaker the budget is watch.ts's gate, which first refuses a retry into an open circuit.
     if (this.#budget && !this.#budget.tryAcquire(this.#throttled ? 'throttling' : 'transient')) {
       return this.#stop('budget-exhausted', serverDelay);
     }

@@ -7,6 +7,7 @@ import { moduleTable, type SizeResult, sizeTable } from './size.js';
 import { ADAPTER_TARGET_BYTES } from './size-entries.js';
 import type { BenchReport } from './suite.js';
 import { fixed, ratio } from './table.js';
+import { UNUSED_COST_TARGET_BYTES, unusedCostTable } from './unused-cost.js';
 
 const row = (result: OverheadResult | undefined, id: string): OverheadRow | undefined =>
   result?.rows.find((candidate) => candidate.variant.id === id);
@@ -58,6 +59,12 @@ function sizeSection(size: SizeResult): string {
     sizeTable(size),
     '',
     `size-limit: ${size.sizeLimitPassed === undefined ? 'not run' : size.sizeLimitPassed ? 'every budget passed' : 'a budget FAILED'}.`,
+    '',
+    'What the circuit breaker and the metrics cost a user who does not use them (issue 15: at most ' +
+      `${UNUSED_COST_TARGET_BYTES} B min+gzip per adapter bundle): each bundle built again with their support cut ` +
+      'out of the sources (`benchmarks/src/unused-cost.ts`; `pnpm --filter @backoff/benchmarks unused-cost`):',
+    '',
+    unusedCostTable(size.unused),
     '',
     'Where the bytes are (esbuild metafile, `bytesInOutput` per module, minified):',
     '',

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
-import { ADAPTER_TARGET_BYTES, ESBUILD_OPTIONS, SIZE_ENTRIES, type SizeEntry } from './size-entries.js';
+import { bundle, gzipSize } from './bundle.js';
+import { ADAPTER_TARGET_BYTES, SIZE_ENTRIES, type SizeEntry } from './size-entries.js';
 import { fixed, markdownTable, percent } from './table.js';
+import { runUnusedCost, type UnusedCostRow } from './unused-cost.js';
 
 const BENCH_DIR = fileURLToPath(new URL('..', import.meta.url));
 
@@ -27,6 +27,8 @@ export interface SizeResult {
   readonly rows: readonly SizeRow[];
   /** Whether `size-limit` passed every budget (undefined when it was not run). */
   readonly sizeLimitPassed: boolean | undefined;
+  /** What the circuit breaker and metrics cost the adapter-only bundles when unused (src/unused-cost.ts). */
+  readonly unused: readonly UnusedCostRow[];
   readonly esbuildVersion: string;
   readonly seconds: number;
 }
@@ -39,23 +41,8 @@ function moduleName(path: string): string {
 }
 
 async function measure(entry: SizeEntry): Promise<Omit<SizeRow, 'sizeLimitBytes'>> {
-  const result = await build({
-    ...ESBUILD_OPTIONS,
-    conditions: [...ESBUILD_OPTIONS.conditions],
-    absWorkingDir: BENCH_DIR,
-    entryPoints: [entry.path],
-    external: [...entry.external],
-    bundle: true,
-    minify: true,
-    treeShaking: true,
-    metafile: true,
-    write: false,
-    outfile: 'bundle.js',
-    logLevel: 'silent',
-  });
-  const file = result.outputFiles[0];
-  if (file === undefined) throw new Error(`esbuild produced no output for ${entry.name}`);
-  const output = Object.values(result.metafile.outputs)[0];
+  const { file, metafile } = await bundle(entry);
+  const output = Object.values(metafile.outputs)[0];
   const modules = Object.entries(output?.inputs ?? {})
     .map(([path, input]) => ({ module: moduleName(path), bytes: input.bytesInOutput }))
     .filter((share) => share.bytes > 0)
@@ -63,7 +50,7 @@ async function measure(entry: SizeEntry): Promise<Omit<SizeRow, 'sizeLimitBytes'
   return {
     entry,
     minBytes: file.contents.byteLength,
-    gzipBytes: gzipSync(file.contents, { level: 9 }).byteLength,
+    gzipBytes: gzipSize(file.contents),
     modules,
   };
 }
@@ -111,6 +98,7 @@ export interface SizeOptions {
 export async function runSize(options: SizeOptions = {}): Promise<SizeResult> {
   const started = performance.now();
   const measured = await Promise.all(SIZE_ENTRIES.map(measure));
+  const unused = await runUnusedCost();
   const limits = options.sizeLimit === false ? undefined : await runSizeLimit();
   const rows = measured.map((row) => ({
     ...row,
@@ -120,6 +108,7 @@ export async function runSize(options: SizeOptions = {}): Promise<SizeResult> {
   return {
     rows,
     sizeLimitPassed: limits?.passed,
+    unused,
     esbuildVersion: version,
     seconds: (performance.now() - started) / 1000,
   };

@@ -94,16 +94,12 @@ function sendWithRetries(
     if (backoff !== undefined && (typeof backoff !== 'object' || backoff === null))
       rejectBadOverride(backoff);
     policy = backoff === undefined ? installation.policy : installation.policy.extend(backoff);
-    try {
-      state = policy.start({
-        method: config.method,
-        url: requestUrl(config),
-        headers: config.headers,
-        replayable: isReplayable(config.data),
-      });
-    } catch (error) {
-      throw circuitOpen(error, config);
-    }
+    state = policy.start({
+      method: config.method,
+      url: requestUrl(config),
+      headers: config.headers,
+      replayable: isReplayable(config.data),
+    });
     if (state.idempotencyKey !== undefined) {
       // Only when the user opted in (R10): a new header can turn a simple CORS request into a preflighted one.
       // A header the caller set to `false` (axios's "never send it") is kept as it is: no key goes out.
@@ -113,7 +109,7 @@ function sendWithRetries(
     // record of the key it generated.
     state.sent(config.headers);
   } catch (error) {
-    return Promise.reject(error);
+    return Promise.reject(circuitOpen(error, config));
   }
   return attempt(adapter, config, policy, state);
 }

@@ -21,13 +21,13 @@ export interface Backoff {
 }
 
 function make(options: ResolvedOptions, budget: RetryBudget | undefined): Backoff {
-  // The one observer of the calls (issue 15): the breaker, which passes calls on to the metrics, or the metrics.
-  const { circuitBreaker, metrics } = options;
-  const watch = (circuitBreaker ?? metrics)?.watcher(options, metrics);
+  // With a circuit breaker (which passes calls on to the metrics) or metrics, their retry state that reports to
+  // them (issue 15, watch.ts): reached only through them, so a bundle that never creates either carries none of it.
+  const State = (options.circuitBreaker ?? options.metrics)?.watcher(options) ?? RetryState;
   const policy: Backoff = {
     options,
     budget,
-    start: (request) => new RetryState(options, budget, request, watch),
+    start: (request) => new State(options, budget, request),
     extend: (overrides) => {
       if (overrides === undefined) return policy;
       const next = resolveOptions(overrides, options);

@@ -1,9 +1,8 @@
 import { type Check, checked, fail, fn, MAX_TIMER_DELAY, range } from './check.js';
-import type { RetryState } from './decision.js';
 import type { ResolvedOptions } from './options.js';
 import { attachResult } from './result.js';
 import { show } from './show.js';
-import type { CallWatcher, Watchable } from './watch.js';
+import { type Watchable, type WatchedState, watched } from './watch.js';
 
 /** The state of one origin's circuit. */
 export type CircuitState = 'closed' | 'open' | 'half-open';
@@ -115,8 +114,6 @@ interface Call {
   serverDelay: number | undefined;
   /** Reported to the circuit already (a failed probe reports at once). */
   reported: boolean;
-  /** Refused after a wait: the circuit opened meanwhile. */
-  refused: boolean;
 }
 
 interface Circuit {
@@ -367,21 +364,22 @@ export class CircuitBreaker implements Watchable {
   }
 
   /**
-   * The observer the core reports a policy's calls to (issue 15): admits each call, learns from each attempt,
-   * and passes every finished call on to `metrics`. Called by `createBackoff`; not needed otherwise.
+   * The retry state class of a policy with this breaker (issue 15): its states are admitted by the breaker, teach
+   * it each attempt, and pass every finished call on to the policy's `metrics`. Called by `createBackoff`; not
+   * needed otherwise.
    */
-  watcher(options: ResolvedOptions, metrics?: Watchable): CallWatcher {
-    const counter = metrics?.watcher(options);
+  watcher(options: ResolvedOptions): WatchedState {
+    const { metrics } = options;
+    const counter = metrics?.watcher().watch;
     if (metrics !== undefined) (metrics as { observe?: (breaker: CircuitBreaker) => void }).observe?.(this);
-    const calls = new WeakMap<RetryState, Call>();
     const { now, maxRetryAfter } = options;
     const report = (call: Call) => {
       if (call.reported) return;
       call.reported = true;
       this.record(call.origin, now(), call.failed, call.serverDelay, call.probe);
     };
-    return {
-      start: (state) => {
+    return watched<Call>({
+      admit: (state) => {
         const origin = this.origin(state.url);
         const at = now();
         const probe = this.state(origin, at) !== 'closed';
@@ -395,19 +393,9 @@ export class CircuitBreaker implements Watchable {
             serverDelay: undefined,
           });
         }
-        const call = {
-          origin,
-          probe,
-          failed: undefined,
-          serverDelay: undefined,
-          reported: false,
-          refused: false,
-        };
-        calls.set(state, call);
+        return { origin, probe, failed: undefined, serverDelay: undefined, reported: false };
       },
-      attempt: (state, outcome, retryable, serverDelay) => {
-        const call = calls.get(state);
-        if (call === undefined) return false;
+      attempt: (call, outcome, retryable, serverDelay) => {
         // Only what the core retries counts as a failure, and never an answer below 500 (a 429 is a live server).
         call.failed =
           outcome.type === 'response'
@@ -420,24 +408,20 @@ export class CircuitBreaker implements Watchable {
         if (call.probe && call.failed) report(call);
         return this.state(call.origin, now()) !== 'closed';
       },
-      resume: (state) => {
-        const call = calls.get(state);
-        if (call === undefined || this.state(call.origin, now()) === 'closed') return;
-        call.refused = true;
+      resume: (call) => {
+        if (this.state(call.origin, now()) === 'closed') return;
+        // The call then ends with the reason 'circuit-open' (watch.ts).
         throw this.refusal(call.origin, now());
       },
-      end: (state, reason) => {
-        const call = calls.get(state);
+      end: (state, reason, call) => {
         if (call !== undefined) {
-          calls.delete(state);
           // An aborted call says nothing about the server; it only frees its probe slot.
-          if (reason === 'aborted' && !call.refused) call.failed = undefined;
+          if (reason === 'aborted') call.failed = undefined;
           report(call);
-          if (call.refused) reason = 'circuit-open';
         }
         counter?.end(state, reason);
       },
-    };
+    });
   }
 
   /** Adds a listener to every state change (what `BackoffMetrics` uses); the same function is added once. */

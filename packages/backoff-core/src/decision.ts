@@ -11,7 +11,12 @@ import type { RetryReason, StopReason } from './reasons.js';
 import { parseRetryAfter } from './server-timing.js';
 import { serverShouldRetry } from './should-retry-header.js';
 import { isThenable, sleep, untilAborted } from './sleep.js';
-import type { CallWatcher } from './watch.js';
+
+/**
+ * What a retry state asks of the retry budget: a `RetryBudget`, or the circuit breaker's gate in front of one
+ * (watch.ts), which refuses a retry into an open circuit before the budget spends a token on it.
+ */
+export type RetryGate = Pick<RetryBudget, 'tryAcquire' | 'recordSuccess'>;
 
 /** One logical request, as the core needs to know it. */
 export interface RequestDescription {
@@ -60,7 +65,7 @@ function overridden(verdict: Verdict, override: unknown): Verdict {
  */
 export class RetryState {
   readonly #options: ResolvedOptions;
-  readonly #budget: RetryBudget | undefined;
+  readonly #budget: RetryGate | undefined;
   readonly #started: number;
   /**
    * Whether the request as sent carries a usable key: the caller's, or one the adapter reported via `sent()`.
@@ -77,13 +82,6 @@ export class RetryState {
   #outcome: Outcome | undefined;
   /** The server-requested delay of the attempt being decided. */
   #serverDelay: number | undefined;
-  /**
-   * The circuit breaker and metrics of the policy, when it has any (issue 15); gone once they were told that the
-   * call ended.
-   */
-  #watch: CallWatcher | undefined;
-  /** Whether the watcher said, about the attempt being decided, that its origin's circuit is not closed. */
-  #circuitOpen: boolean | undefined;
 
   readonly method: string;
   readonly url: string | undefined;
@@ -93,19 +91,9 @@ export class RetryState {
    */
   readonly idempotencyKey: string | undefined;
 
-  /**
-   * Throws a `CircuitOpenError` when the policy has a circuit breaker and the request's origin is open: the
-   * call must fail with it, nothing sent.
-   */
-  constructor(
-    options: ResolvedOptions,
-    budget: RetryBudget | undefined,
-    request: RequestDescription = {},
-    watch?: CallWatcher,
-  ) {
+  constructor(options: ResolvedOptions, budget: RetryGate | undefined, request: RequestDescription = {}) {
     this.#options = options;
     this.#budget = budget;
-    this.#watch = watch;
     // Read only for a deadline: a clock read per request is not free.
     this.#started = options.deadline === undefined ? 0 : options.now();
     this.method = (request.method ?? 'GET').toUpperCase();
@@ -125,7 +113,6 @@ export class RetryState {
         : undefined;
     // A generated key counts only once the adapter reports it on the outgoing request (`sent`).
     this.#keySent = existing !== undefined;
-    watch?.start(this);
   }
 
   /**
@@ -209,19 +196,9 @@ export class RetryState {
     }
   }
 
-  /**
-   * Tells the watcher that the call ended, once (a ky attempt that is decided again does not count twice): it
-   * hears nothing more of this call.
-   */
-  #end(reason: string): void {
-    this.#watch?.end(this, reason);
-    this.#watch = undefined;
-  }
-
   #stop(reason: StopDecision['reason'], serverDelay: number | undefined): StopDecision {
     const decision: StopDecision = { retry: false, reason, serverDelay };
     this.#last = decision;
-    this.#end(reason);
     return decision;
   }
 
@@ -288,8 +265,6 @@ export class RetryState {
         : undefined;
     this.#serverDelay = serverDelay;
     const verdict = this.#classify(outcome, serverDelay);
-    // Issue 15: the breaker learns from every attempt; `true` means its circuit is not closed.
-    this.#circuitOpen = this.#watch?.attempt(this, outcome, verdict.retryable, serverDelay);
     if (!verdict.retryable && (outcome.type === 'response' ? outcome.status < 500 : false)) {
       // The server answered: from the budget's point of view this request did not fail.
       this.#budget?.recordSuccess();
@@ -348,8 +323,7 @@ export class RetryState {
       delay = serverDelayWithJitter(serverDelay, Math.min(options.maxRetryAfter, remaining), options.random);
     }
     if (delay > remaining) return this.#stop('deadline', serverDelay);
-    // A retry never waits into an open circuit (issue 15).
-    if (this.#circuitOpen) return this.#stop('circuit-open', serverDelay);
+    // With a circuit breaker the budget is watch.ts's gate, which first refuses a retry into an open circuit.
     if (this.#budget && !this.#budget.tryAcquire(this.#throttled ? 'throttling' : 'transient')) {
       return this.#stop('budget-exhausted', serverDelay);
     }
@@ -383,9 +357,9 @@ export class RetryState {
   /**
    * Fires `onRetry` (and awaits it when it returns a Promise), then waits the decision's delay. Rejects at once
    * with the signal's reason when it aborts (R7), and the call's reason becomes `'aborted'`; the caller then must
-   * not send another attempt. If `onRetry` throws or rejects, it rejects with that error and sets no timer. When
-   * the origin's circuit opened meanwhile (issue 15), it rejects with a `CircuitOpenError` and the call's reason
-   * becomes `'circuit-open'`.
+   * not send another attempt. If `onRetry` throws or rejects, it rejects with that error and sets no timer. With a
+   * circuit breaker (issue 15), a retry whose origin's circuit opened meanwhile rejects with a `CircuitOpenError`
+   * and the call's reason becomes `'circuit-open'` (see watch.ts).
    */
   async wait(decision: RetryDecision, signal?: AbortSignal | null): Promise<void> {
     const network = this.#offline(this.#outcome);
@@ -409,10 +383,8 @@ export class RetryState {
           this.#totalDelay += Math.min(decision.delay, Math.max(0, this.#options.now() - started));
         }
         this.#stop('aborted', decision.serverDelay);
-      } else {
-        // onRetry threw: the call ends with its error, and its reason stays the retry's.
-        this.#end(decision.reason);
       }
+      // Else onRetry threw: the call ends with its error, and its reason stays the retry's.
       throw reason;
     }
     if (network !== undefined) {
@@ -422,13 +394,6 @@ export class RetryState {
         if (signal?.aborted) this.#stop('aborted', decision.serverDelay);
         throw reason;
       }
-    }
-    try {
-      // The retry is about to go: not into a circuit that opened meanwhile (issue 15).
-      this.#watch?.resume(this);
-    } catch (refusal) {
-      this.#stop('circuit-open', decision.serverDelay);
-      throw refusal;
     }
   }
 
@@ -444,7 +409,6 @@ export class RetryState {
       if (hook !== undefined) await hook;
     } catch (reason) {
       if (signal?.aborted) this.#stop('aborted', decision.serverDelay);
-      else this.#end(decision.reason);
       throw reason;
     }
     this.#totalDelay += decision.delay;

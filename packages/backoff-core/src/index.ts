@@ -57,4 +57,4 @@ export { attachResult, getBackoffResult } from './result.js';
 export { parseRetryAfter } from './server-timing.js';
 export { abortReason, defaultTimers, sleep, type TimerProvider } from './sleep.js';
 export { MAX_TIMER_DELAY } from './validate.js';
-export type { CallWatcher, Watchable } from './watch.js';
+export type { CallWatcher, Watchable, WatchedState } from './watch.js';

@@ -1,5 +1,5 @@
 import type { CircuitBreaker, CircuitState, CircuitStateChange } from './circuit-breaker.js';
-import type { CallWatcher, Watchable } from './watch.js';
+import { type Watchable, type WatchedState, watched } from './watch.js';
 
 /** The parts of an OpenTelemetry `Meter` (`@opentelemetry/api`) that `BackoffMetrics` uses: typed by shape. */
 export interface MeterLike {
@@ -143,18 +143,18 @@ export class BackoffMetrics implements Watchable {
       });
   }
 
-  /** The observer the core reports a policy's calls to (called by `createBackoff`; not needed otherwise). */
-  watcher(): CallWatcher {
+  /**
+   * The retry state class whose states report their calls to these counters (called by `createBackoff`; not needed
+   * otherwise).
+   */
+  watcher(): WatchedState {
     return this.#watcher;
   }
 
-  // One object for every policy: counting a call allocates nothing.
-  readonly #watcher: CallWatcher = {
-    start: () => {},
-    attempt: () => false,
-    resume: () => {},
+  // One class for every policy: counting a call allocates nothing.
+  readonly #watcher: WatchedState = watched({
     end: (state, reason) => this.#count(state.attempts, state.totalDelay, reason),
-  };
+  });
 
   #count(attempts: number, wait: number, reason: string): void {
     this.#calls++;

@@ -20,6 +20,6 @@ export function attachResult<T>(target: T, result: BackoffResult): T {
  * the backoff packages), or `undefined` when it did not go through one.
  */
 export function getBackoffResult(value: unknown): BackoffResult | undefined {
-  if ((typeof value !== 'object' || value === null) && typeof value !== 'function') return undefined;
-  return (value as { [RESULT]?: BackoffResult })[RESULT];
+  // A primitive reads its prototype's (none); only null and undefined have no properties at all.
+  return (value as { [RESULT]?: BackoffResult } | null | undefined)?.[RESULT];
 }

@@ -6,6 +6,7 @@ import {
   createBackoff,
   getBackoffResult,
   type Outcome,
+  RetryBudget,
 } from 'backoff-core';
 import { describe, expect, it } from 'vitest';
 
@@ -340,6 +341,22 @@ describe('CircuitBreaker through the policy (RetryState)', () => {
     // A success is still a success.
     const other = backoff.start({ url: 'https://other.example/' });
     expect(other.next({ type: 'response', status: 200 })).toMatchObject({ reason: 'success' });
+  });
+
+  it('a retry into an open circuit takes no budget token, and an earlier gate still reports first', () => {
+    const budget = new RetryBudget({ reserve: 5 });
+    const backoff = createBackoff({
+      circuitBreaker: new CircuitBreaker({ consecutiveFailures: 1 }),
+      budget,
+      random: () => 0.5,
+    });
+    const slow = backoff.start(request);
+    const last = backoff.extend({ retries: 0 }).start(request);
+    backoff.extend({ retries: 0 }).start(request).next(failure);
+    expect(slow.next(failure)).toMatchObject({ retry: false, reason: 'circuit-open' });
+    expect(slow.result().reason).toBe('circuit-open');
+    expect(last.next(failure)).toMatchObject({ retry: false, reason: 'retries-exhausted' });
+    expect(budget.snapshot()).toMatchObject({ acquired: 0, refused: 0 });
   });
 
   it('the circuit opening during a wait refuses the retry: wait() rejects with a CircuitOpenError', async () => {

@@ -215,6 +215,14 @@ describe('withBackoff with a custom fetch function', () => {
   });
 });
 
+describe('getBackoffResult', () => {
+  it('is undefined for anything that went through no backoff package, primitives, null and undefined included', () => {
+    for (const value of [undefined, null, 0, 'text', true, Symbol('s'), 10n, {}, () => {}, new Error('x')]) {
+      expect(getBackoffResult(value)).toBeUndefined();
+    }
+  });
+});
+
 describe('withBackoff per-request override', () => {
   it('`backoff: false` sends once, passes init on without the `backoff` key and attaches nothing', async () => {
     const send = vi.fn<FetchLike>(async () => new Response(null, { status: 503 }));

@@ -117,6 +117,23 @@ describe('BackoffMetrics', () => {
     expect(metrics.snapshot()).toMatchObject({ calls: 2, stops: { success: 1, status: 1 } });
   });
 
+  it('an async shouldRetry: the call counts once its decision resolves; an abort meanwhile counts it aborted', async () => {
+    const metrics = new BackoffMetrics();
+    const backoff = createBackoff({ metrics, budget: false, shouldRetry: async () => false, ...clock() });
+    const decision = backoff.start(request).decide(failure);
+    expect(metrics.snapshot().calls).toBe(0);
+    await expect(decision).resolves.toMatchObject({ retry: false, reason: 'should-retry' });
+    expect(metrics.snapshot()).toMatchObject({ calls: 1, stops: { 'should-retry': 1 } });
+    const controller = new AbortController();
+    const pending = backoff
+      .extend({ shouldRetry: () => new Promise<boolean>(() => {}) })
+      .start(request)
+      .decide(failure, controller.signal);
+    controller.abort(new Error('gone'));
+    await expect(pending).rejects.toThrow('gone');
+    expect(metrics.snapshot()).toMatchObject({ calls: 2, stops: { 'should-retry': 1, aborted: 1 } });
+  });
+
   it('counting a call allocates nothing: the watcher is one object for every call', () => {
     const metrics = new BackoffMetrics();
     expect(metrics.watcher()).toBe(metrics.watcher());

@@ -298,6 +298,11 @@ export const kyEmptyHooksFloor: Variant = {
   create: (transport) => kyClient(kyInstance(transport, { hooks: {} })),
 };
 
+/** The three hooks kyBackoff registers (`beforeRequest`, `beforeRetry`, `beforeError`), each doing nothing. */
+function noopHooks(): NonNullable<KyOptions['hooks']> {
+  return { beforeRequest: [() => {}], beforeRetry: [() => {}], beforeError: [({ error }) => error] };
+}
+
 /**
  * Floor of ky-backoff's design: what it registers with ky, each part doing nothing (a pass-through `fetch`, a
  * `retry` object of its shape, and no-op `beforeRequest`, `beforeRetry` and `beforeError` hooks).
@@ -322,7 +327,7 @@ export const kyDesignFloor: Variant = {
           retryOnTimeout: true,
           shouldRetry: () => false,
         },
-        hooks: { beforeRequest: [() => {}], beforeRetry: [() => {}], beforeError: [({ error }) => error] },
+        hooks: noopHooks(),
       }),
     ),
 };
@@ -340,7 +345,7 @@ export const kyHooksRetryFloor: Variant = {
   create: (transport) =>
     kyClient(
       kyInstance(transport, {
-        hooks: { beforeRequest: [() => {}], beforeRetry: [() => {}], beforeError: [({ error }) => error] },
+        hooks: noopHooks(),
       }),
     ),
 };

@@ -251,28 +251,103 @@ export const axiosPassThrough: Variant = {
   },
 };
 
-/**
- * The floor of what ky-backoff installs for ky: a `beforeRequest` and a `beforeError` hook doing nothing, and a
- * pass-through `fetch` (no `init` or `afterResponse` hook: ky clones options or responses for those).
- */
-export const kyNoopHooks: Variant = {
-  id: 'ky-noop-hooks',
-  name: 'ky + no-op hooks',
+/** A pass-through `fetch` around the transport's: the `fetch` option kyBackoff gives ky, doing nothing. */
+function passThroughFetch(transport: Transport): NonNullable<KyOptions['fetch']> {
+  const send = transport.fetch ?? ((input: Request, init?: RequestInit) => globalThis.fetch(input, init));
+  return (input, init) => send(input as Request, init);
+}
+
+/** Floor: ky with only a pass-through `fetch` option (no hooks, ky's own retry). */
+export const kyFetchFloor: Variant = {
+  id: 'ky-floor-fetch',
+  name: 'ky + pass-through fetch',
   family: 'ky',
-  config: 'floor: beforeRequest, beforeError, pass-through fetch',
+  config: 'floor: pass-through fetch only',
   retries: 2,
-  create: (transport) => {
-    const send = transport.fetch ?? ((input: Request, init?: RequestInit) => globalThis.fetch(input, init));
-    return kyClient(
+  create: (transport) => kyClient(ky.create({ fetch: passThroughFetch(transport) })),
+};
+
+/** Floor: a pass-through `fetch` and a `retry.shouldRetry` function (ky's other retry settings its own). */
+export const kyShouldRetryFloor: Variant = {
+  id: 'ky-floor-should-retry',
+  name: 'ky + fetch + retry.shouldRetry',
+  family: 'ky',
+  config: 'floor: pass-through fetch, retry: { shouldRetry }',
+  retries: 2,
+  create: (transport) =>
+    kyClient(ky.create({ fetch: passThroughFetch(transport), retry: { shouldRetry: () => false } })),
+};
+
+/** Floor: ky with one no-op `beforeRequest` hook and nothing else. */
+export const kyBeforeRequestFloor: Variant = {
+  id: 'ky-floor-before-request',
+  name: 'ky + no-op beforeRequest',
+  family: 'ky',
+  config: 'floor: one no-op beforeRequest hook',
+  retries: 2,
+  create: (transport) => kyClient(kyInstance(transport, { hooks: { beforeRequest: [() => {}] } })),
+};
+
+/** Floor: an empty `hooks` object on the instance (ky 2 merges hooks for every call once an instance has any). */
+export const kyEmptyHooksFloor: Variant = {
+  id: 'ky-floor-empty-hooks',
+  name: 'ky + hooks: {}',
+  family: 'ky',
+  config: 'floor: an empty hooks object',
+  retries: 2,
+  create: (transport) => kyClient(kyInstance(transport, { hooks: {} })),
+};
+
+/** The three hooks kyBackoff registers (`beforeRequest`, `beforeRetry`, `beforeError`), each doing nothing. */
+function noopHooks(): NonNullable<KyOptions['hooks']> {
+  return { beforeRequest: [() => {}], beforeRetry: [() => {}], beforeError: [({ error }) => error] };
+}
+
+/**
+ * Floor of ky-backoff's design: what it registers with ky, each part doing nothing (a pass-through `fetch`, a
+ * `retry` object of its shape, and no-op `beforeRequest`, `beforeRetry` and `beforeError` hooks).
+ */
+export const kyDesignFloor: Variant = {
+  id: 'ky-floor-design',
+  name: 'ky + fetch, retry, 3 no-op hooks',
+  family: 'ky',
+  config: 'floor: fetch, retry object, beforeRequest, beforeRetry, beforeError',
+  retries: 3,
+  create: (transport) =>
+    kyClient(
       ky.create({
-        fetch: (input, init) => send(input as Request, init),
-        hooks: {
-          beforeRequest: [() => {}],
-          beforeError: [({ error }) => error],
+        fetch: passThroughFetch(transport),
+        retry: {
+          limit: 4,
+          methods: [],
+          statusCodes: [],
+          afterStatusCodes: [],
+          maxRetryAfter: 0,
+          delay: () => 0,
+          retryOnTimeout: true,
+          shouldRetry: () => false,
         },
+        hooks: noopHooks(),
       }),
-    );
-  },
+    ),
+};
+
+/**
+ * Floor for the memory measure: ky's own retry with ky-backoff's three hooks registered, doing nothing. What ky
+ * itself keeps per call once an instance has hooks (it merges them into every call's options).
+ */
+export const kyHooksRetryFloor: Variant = {
+  id: 'ky-floor-hooks-wait',
+  name: 'ky (built-in retry) + no-op hooks',
+  family: 'ky',
+  config: 'floor: beforeRequest, beforeRetry, beforeError doing nothing',
+  retries: 2,
+  create: (transport) =>
+    kyClient(
+      kyInstance(transport, {
+        hooks: noopHooks(),
+      }),
+    ),
 };
 
 /** A second, identical bare client: its ratio to the first shows how much of a difference is noise. */

@@ -8,6 +8,7 @@ import {
   fetchBare,
   fetchWithBackoff,
   kyDefaults,
+  kyHooksRetryFloor,
   kyWithBackoff,
   type Variant,
 } from './clients.js';
@@ -35,6 +36,8 @@ export const MEMORY_SUBJECTS: readonly Subject[] = [
   { variant: kyDefaults, parked: 'in flight' },
   { variant: kyWithBackoff, parked: 'in retry wait' },
   { variant: { ...kyDefaults, id: 'ky-wait', name: 'ky (built-in retry)' }, parked: 'in retry wait' },
+  // The floor of kyBackoff's design: what ky itself keeps per call once an instance has hooks.
+  { variant: kyHooksRetryFloor, parked: 'in retry wait' },
   { variant: fetchBare, parked: 'in flight' },
   { variant: fetchWithBackoff, parked: 'in retry wait' },
 ];

@@ -138,6 +138,29 @@ function kyVerdicts(report: BenchReport): string[] {
       `loopback ${verdict(onLoop?.ratio.median, KY_TARGETS.loopback)}; ` +
       `memory per parked retry ${own === undefined ? '?' : fixed(own)} B against ky’s ${kys === undefined ? '?' : fixed(kys)} B: ` +
       `${verdict(memoryRatio, KY_TARGETS.memory)}.`,
+    ...kyFloorLine(report, kys),
+  ];
+}
+
+/**
+ * The floors behind issue 13's targets: ky itself with what kyBackoff registers, each part doing nothing. Any
+ * hook makes ky 2 merge the instance's hooks into every call's options; a target below these rows cannot be met
+ * by kyBackoff's own code.
+ */
+function kyFloorLine(report: BenchReport, kys: number | undefined): string[] {
+  const inside = (id: string) => row(report.overheadInProcess, id)?.ratio.median;
+  const floorWait = report.memory?.rows.find(
+    (r) => r.subject.variant.id === 'ky-floor-hooks-wait' && r.subject.parked === 'in retry wait',
+  )?.bytesPerRequest;
+  const shown = (value: number | undefined) => (value === undefined ? '?' : ratio(value));
+  if (inside('ky-floor-design') === undefined && floorWait === undefined) return [];
+  return [
+    `- Floors of that design (ky with what kyBackoff registers, doing nothing), in-process: pass-through \`fetch\` ` +
+      `${shown(inside('ky-floor-fetch'))}, + \`retry.shouldRetry\` ${shown(inside('ky-floor-should-retry'))}, ` +
+      `an empty \`hooks: {}\` ${shown(inside('ky-floor-empty-hooks'))}, one no-op \`beforeRequest\` ` +
+      `${shown(inside('ky-floor-before-request'))}, all of kyBackoff’s parts ${shown(inside('ky-floor-design'))}; ` +
+      `memory per parked retry with kyBackoff’s hooks on ky’s own retry: ` +
+      `${floorWait === undefined || kys === undefined ? '?' : `${fixed(floorWait)} B, ${ratio(floorWait / kys)}`}.`,
   ];
 }
 

@@ -63,6 +63,18 @@ function overridden(verdict: Verdict, override: unknown): Verdict {
  * `wait(decision)` before re-sending when it says to retry. Holds the attempt count, the total wait and the
  * generated Idempotency-Key.
  */
+/**
+ * The server's explicit word on a failed answer (R12: `x-should-retry`, `Stripe-Should-Retry`) when the policy reads
+ * it, else `undefined`; an answer below 400 is a success whatever it says. Shared with the breaker's watch
+ * (watch.ts), so that both judge a status by one rule.
+ */
+export function serverSaid(
+  options: ResolvedOptions,
+  outcome: { readonly status: number; readonly headers?: HeadersLike | undefined },
+): boolean | undefined {
+  return outcome.status >= 400 && options.shouldRetryHeaders ? serverShouldRetry(outcome.headers) : undefined;
+}
+
 export class RetryState {
   readonly #options: ResolvedOptions;
   readonly #budget: RetryGate | undefined;
@@ -166,8 +178,7 @@ export class RetryState {
     if (outcome.type === 'response') {
       const { status } = outcome;
       // The server's explicit word decides first (R12); a response below 400 is a success whatever it says.
-      const said =
-        status >= 400 && options.shouldRetryHeaders ? serverShouldRetry(outcome.headers) : undefined;
+      const said = serverSaid(options, outcome);
       if (said !== undefined) {
         return said
           ? { retryable: true, reason: 'should-retry-header' }

@@ -6,13 +6,13 @@ import {
   type RetryGate,
   RetryState,
   type StopDecision,
+  serverSaid,
 } from './decision.js';
 import type { BackoffResult } from './events.js';
 import type { ResolvedOptions } from './options.js';
 import type { Outcome } from './outcome.js';
 import type { StopReason } from './reasons.js';
 import { parseRetryAfter } from './server-timing.js';
-import { serverShouldRetry } from './should-retry-header.js';
 import { isThenable } from './sleep.js';
 
 /**
@@ -131,11 +131,9 @@ class WatchedRetryState extends RetryState {
     let serverDelay: number | undefined;
     if (outcome.type === 'response' && outcome.status >= 500) {
       // The default rules' verdict on the status (RetryState's: the server's word, then statusCodes).
-      const { now, shouldRetryHeaders, statusCodes } = this.#options;
-      serverDelay = parseRetryAfter(outcome.headers, now());
-      retryable =
-        (shouldRetryHeaders ? serverShouldRetry(outcome.headers) : undefined) ??
-        statusCodes.has(outcome.status);
+      const options = this.#options;
+      serverDelay = parseRetryAfter(outcome.headers, options.now());
+      retryable = serverSaid(options, outcome) ?? options.statusCodes.has(outcome.status);
     }
     gate.open = this.#watch?.attempt?.(this.#call, outcome, retryable, serverDelay);
   }

@@ -1,9 +1,9 @@
-import { API, ScriptedApi, VirtualClock } from '@backoff/test-utils';
-import { type BackoffOptions, getBackoffResult, type RetryEvent } from 'backoff-core';
-import { kyBackoff } from 'ky-backoff';
+import { API, ScriptedApi } from '@backoff/test-utils';
+import { getBackoffResult, type RetryEvent } from 'backoff-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CLIENTS, type KyClient, type LooseKy, prefixOption } from './support/clients.ts';
+import { CLIENTS, type KyClient, prefixOption } from './support/clients.ts';
 import { kyErrorKind } from './support/driver.ts';
+import { virtualBackoff } from './support/virtual-backoff.ts';
 
 // ky 2 hands every hook one state object; ky 1 passes afterResponse and beforeError their arguments one by one.
 const responseOf = (args: unknown[]) =>
@@ -19,16 +19,8 @@ describe.each(CLIENTS.map((client) => [client.name, client] as const))(
     afterEach(() => server.reset());
     afterAll(() => server.close());
 
-    let clock: VirtualClock;
-    const wrap = (instance: LooseKy, options: BackoffOptions = {}) => {
-      clock = new VirtualClock();
-      return kyBackoff(instance, {
-        random: () => 0.5,
-        timers: clock.timers,
-        now: clock.now,
-        ...options,
-      }) as LooseKy;
-    };
+    const virtual = virtualBackoff();
+    const { wrap } = virtual;
 
     /** An instance with one of each hook, logging what ky calls and when (the waits done so far). */
     const logged = (target: KyClient) => {
@@ -41,7 +33,7 @@ describe.each(CLIENTS.map((client) => [client.name, client] as const))(
           afterResponse: [(...args: unknown[]) => void log.push(`afterResponse ${responseOf(args).status}`)],
           beforeRetry: [
             ({ retryCount }: { retryCount: number }) =>
-              void log.push(`beforeRetry ${retryCount}, waited ${clock.waits}`),
+              void log.push(`beforeRetry ${retryCount}, waited ${virtual.clock.waits}`),
           ],
           beforeError: [
             (...args: unknown[]) => {
@@ -123,7 +115,7 @@ describe.each(CLIENTS.map((client) => [client.name, client] as const))(
       // ky's own contract for `stop`: the call resolves with no response.
       expect(result).toBeUndefined();
       expect(route.hits).toHaveLength(1);
-      expect(clock.waits).toEqual([500]);
+      expect(virtual.clock.waits).toEqual([500]);
     });
 
     it('a beforeRetry hook that throws ends the call with that error, nothing more sent', async () => {
@@ -163,7 +155,7 @@ describe.each(CLIENTS.map((client) => [client.name, client] as const))(
       expect(await response.text()).toBe('done');
       expect(route.hits).toHaveLength(2);
       // Not the core's retry: no backoff wait, and no onRetry.
-      expect(clock.waits).toEqual([]);
+      expect(virtual.clock.waits).toEqual([]);
     });
 
     it('a beforeRequest hook that returns a new Request: added after kyBackoff, retries hold on both majors', async () => {
@@ -283,7 +275,7 @@ describe.each(CLIENTS.map((client) => [client.name, client] as const))(
       const route = server.script('/down', [503]);
       await derived(`${API}/down`).catch(() => undefined);
       // The reserve of one retry is spent by the derived instance: the parent has none left.
-      expect(clock.waits).toEqual([1000]);
+      expect(virtual.clock.waits).toEqual([1000]);
       await api(`${API}/down`).catch(() => undefined);
       expect(route.hits).toHaveLength(3);
     });
@@ -293,7 +285,7 @@ describe.each(CLIENTS.map((client) => [client.name, client] as const))(
       const route = server.script('/down', [503]);
       await derived(`${API}/down`, { backoff: { retries: 1, baseDelay: 100 } }).catch(() => undefined);
       expect(route.hits).toHaveLength(2);
-      expect(clock.waits).toEqual([100]);
+      expect(virtual.clock.waits).toEqual([100]);
     });
 
     it('ky 1 trap: an unparseable or huge Retry-After is ignored (ky 1 alone would wait about 24.8 days)', async () => {
@@ -303,8 +295,8 @@ describe.each(CLIENTS.map((client) => [client.name, client] as const))(
         const response = await api(`${API}/limited`);
         expect(response.status).toBe(200);
         // The core's throttling backoff for a 429 without a usable timing header: 500 + 0.5 x 500 ms.
-        expect(clock.waits).toEqual([750]);
-        clock.waits.length = 0;
+        expect(virtual.clock.waits).toEqual([750]);
+        virtual.clock.waits.length = 0;
       }
     });
   },

@@ -1,9 +1,9 @@
-import { API, ScriptedApi, VirtualClock } from '@backoff/test-utils';
-import { type BackoffOptions, getBackoffResult } from 'backoff-core';
-import { kyBackoff } from 'ky-backoff';
+import { API, ScriptedApi } from '@backoff/test-utils';
+import { getBackoffResult } from 'backoff-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { CLIENTS, KY_1_13, type LooseKy } from './support/clients.ts';
+import { CLIENTS, KY_1_13 } from './support/clients.ts';
 import { kyErrorKind } from './support/driver.ts';
+import { virtualBackoff } from './support/virtual-backoff.ts';
 
 // Issue 13: kyBackoff rides ky's own retry loop, and what ky does that is not retry policy stays as ky does it.
 // Each test is named for the numbered item it proves; each runs on every ky line where the feature exists.
@@ -31,16 +31,8 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
     const hasRetryMarker = typeof (client.ky as { retry?: unknown }).retry === 'function';
     const itWithMarker = hasRetryMarker ? it : it.skip;
 
-    let clock: VirtualClock;
-    const wrap = (instance: LooseKy, options: BackoffOptions = {}) => {
-      clock = new VirtualClock();
-      return kyBackoff(instance, {
-        random: () => 0.5,
-        timers: clock.timers,
-        now: clock.now,
-        ...options,
-      }) as LooseKy;
-    };
+    const virtual = virtualBackoff();
+    const { wrap } = virtual;
 
     it('item 1: the caller gets the Response that fetch returned (its subclass and own properties stay), carrying the result', async () => {
       server.script('/items', [503, 200]);
@@ -70,7 +62,7 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
       // Nothing reached the server: ky 2 never retries a hook's response; ky 1 re-runs the hook, which answers again.
       expect(route.hits).toHaveLength(0);
       if (client.major === 2) {
-        expect(clock.waits).toEqual([]);
+        expect(virtual.clock.waits).toEqual([]);
         const down = server.script('/down', [503, 200]);
         const fromRetry = await api(`${API}/down`, { hooks: { beforeRetry: [synthetic] } }).catch(
           (caught: unknown) => caught,
@@ -127,7 +119,7 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
       const response = await wrap(client.ky)(`${API}/items`, { hooks: { afterResponse: [flaky] } });
       expect(response.status).toBe(200);
       expect(route.hits).toHaveLength(2);
-      expect(clock.waits).toEqual([500]);
+      expect(virtual.clock.waits).toEqual([500]);
     });
 
     itWithMarker(
@@ -213,7 +205,7 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
         const response = await wrap(client.ky.create({ hooks: { afterResponse: [force] } }))(`${API}/job`);
         expect(await response.text()).toBe('done');
         expect(route.hits).toHaveLength(3);
-        expect(clock.waits).toEqual([1000]);
+        expect(virtual.clock.waits).toEqual([1000]);
         expect(getBackoffResult(response)).toMatchObject({ attempts: 3, reason: 'success' });
       },
     );
@@ -255,7 +247,7 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
       expect(kyErrorKind(client, settled)).toBe('http');
       expect(fetches).toBe(3);
       expect(route.hits).toHaveLength(3);
-      expect(clock.waits).toEqual([500, 1000]);
+      expect(virtual.clock.waits).toEqual([500, 1000]);
       expect(getBackoffResult(settled)).toMatchObject({ attempts: 3, reason: 'retries-exhausted' });
     });
   },

@@ -14,9 +14,9 @@ export type RemoveBackoff = (() => void) & {
 
 /** Anything with axios's interceptors and `request`: `axios`, `axios.create()`, `new axios.Axios()`. */
 function isAxiosInstance(value: unknown): value is AxiosInstance {
-  const candidate = value as Partial<AxiosInstance> | null;
+  // No object test of its own: a primitive has no `request` method.
+  const candidate = value as Partial<AxiosInstance> | null | undefined;
   return (
-    (typeof candidate === 'function' || (typeof candidate === 'object' && candidate !== null)) &&
     typeof candidate?.request === 'function' &&
     typeof candidate.interceptors?.request?.use === 'function' &&
     typeof candidate.interceptors.request.eject === 'function'

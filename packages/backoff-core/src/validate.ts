@@ -55,7 +55,7 @@ const CHECKS: Readonly<Record<keyof BackoffOptions, Check | null>> = {
   baseDelay: delay,
   maxDelay: delay,
   factor: range(100, 1),
-  jitter: oneOf(['full', 'equal', 'decorrelated', 'none'], "one of 'full', 'equal', 'decorrelated', 'none'"),
+  jitter: oneOf(['full', 'equal', 'decorrelated', 'none']),
   statusCodes: list(
     (c) => Number.isInteger(c) && (c as number) >= 100 && (c as number) <= 599,
     'integers from 100 to 599',

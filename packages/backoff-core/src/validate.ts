@@ -67,7 +67,7 @@ const CHECKS: Readonly<Record<keyof BackoffOptions, Check | null>> = {
   idempotencyKey: (value, name) =>
     typeof value === 'function' || value === 'auto' || value === false
       ? value
-      : fail(name, "'auto', a function returning a key, or false"),
+      : fail(name, "'auto', a function or false"),
   maxRetryAfter: delay,
   deadline: delay,
   retryOnTimeout: bool,

@@ -114,10 +114,8 @@ export function resolveOptions(options: BackoffOptions | undefined, base?: Resol
       'the backoff options to be an object',
     ),
   } as ResolvedOptions;
-  if (resolved.baseDelay > resolved.maxDelay) {
-    throw new RangeError(
-      `Expected \`baseDelay\` (${resolved.baseDelay}) to be at most \`maxDelay\` (${resolved.maxDelay}).`,
-    );
-  }
+  const { baseDelay, maxDelay } = resolved;
+  if (baseDelay > maxDelay)
+    fail('baseDelay', `at most \`maxDelay\` (${maxDelay}), got ${baseDelay}`, RangeError);
   return resolved;
 }

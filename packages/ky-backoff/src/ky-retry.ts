@@ -94,7 +94,7 @@ export function replacedPerRequest(
   if (perCall.shouldRetry !== instance.shouldRetry) names.push('shouldRetry');
   if (perCall.jitter !== undefined) names.push('jitter');
   const limit = perCall.backoffLimit;
-  if (limit !== undefined && limit !== Number.POSITIVE_INFINITY) names.push('backoffLimit');
+  if (limit !== undefined && limit !== Infinity) names.push('backoffLimit');
   if (names.length > 0) throw fieldsError(names);
 }
 

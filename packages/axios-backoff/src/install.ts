@@ -14,9 +14,9 @@ export type RemoveBackoff = (() => void) & {
 
 /** Anything with axios's interceptors and `request`: `axios`, `axios.create()`, `new axios.Axios()`. */
 function isAxiosInstance(value: unknown): value is AxiosInstance {
-  const candidate = value as Partial<AxiosInstance> | null;
+  // No object test of its own: a primitive has no `request` method.
+  const candidate = value as Partial<AxiosInstance> | null | undefined;
   return (
-    (typeof candidate === 'function' || (typeof candidate === 'object' && candidate !== null)) &&
     typeof candidate?.request === 'function' &&
     typeof candidate.interceptors?.request?.use === 'function' &&
     typeof candidate.interceptors.request.eject === 'function'
@@ -34,14 +34,10 @@ function isAxiosInstance(value: unknown): value is AxiosInstance {
  */
 export function axiosBackoff(instance: AxiosInstance = axios, options?: AxiosBackoffOptions): RemoveBackoff {
   if (!isAxiosInstance(instance)) {
-    throw new TypeError(
-      'Expected `instance` to be an axios instance (`axios` or one from `axios.create()`).',
-    );
+    throw new TypeError('Expected `instance` to be an axios instance.');
   }
   if (Object.hasOwn(instance, INSTALLED)) {
-    throw new Error(
-      'axiosBackoff is already installed on this axios instance: call the function it returned to remove it first.',
-    );
+    throw new Error('axiosBackoff is already installed on this axios instance: remove it first.');
   }
   const installation: Installation = { policy: createBackoff(options), active: true };
   const id = instance.interceptors.request.use(

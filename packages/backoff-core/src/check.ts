@@ -27,9 +27,9 @@ export const range =
 /** A function. */
 export const fn: Check = (value, name) => (typeof value === 'function' ? value : fail(name, 'a function'));
 
-/** One of `values` (compared with `===`). */
+/** One of `values` (compared with `===`); `expected` says so in the error (by default: one of the values, quoted). */
 export const oneOf =
-  (values: readonly unknown[], expected: string): Check =>
+  (values: readonly unknown[], expected = `one of '${values.join("', '")}'`): Check =>
   (value, name) =>
     values.includes(value) ? value : fail(name, expected);
 

@@ -49,15 +49,6 @@ const DEFAULT_PORTS: Readonly<Record<string, number>> = {
 };
 const IP_LITERAL = /^(?:\d{1,3}(?:\.\d{1,3}){3}|[\da-f:.]*:[\da-f:.]*)$/i;
 
-function parse(url: string | undefined): URL | undefined {
-  if (url === undefined) return undefined;
-  try {
-    return new URL(url);
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Whether the failed connection was the request's own: the host and port the system error names (a connect
  * error's `address` and `port`, a DNS error's `hostname`) are the request URL's. A client that followed a
@@ -66,8 +57,13 @@ function parse(url: string | undefined): URL | undefined {
  * A URL the core cannot parse, or an error that names no destination, gives nothing to compare.
  */
 export function failedOnOwnDestination(error: unknown, url: string | undefined): boolean {
-  const target = parse(url);
-  if (target === undefined) return true;
+  let target: URL;
+  try {
+    // No URL (`new URL(undefined)` throws too) or one that does not parse: nothing to compare.
+    target = new URL(url as string);
+  } catch {
+    return true;
+  }
   const host = target.hostname.replace(/^\[|\]$/g, '').toLowerCase();
   const port = target.port === '' ? DEFAULT_PORTS[target.protocol] : Number(target.port);
   for (const node of chain(error, true)) {

@@ -101,12 +101,13 @@ export function parseRetryAfter(
   const get = headerGetter(headers);
   /**
    * `parse` applied to a present header. A value too large to represent (hundreds of digits) becomes the largest
-   * safe integer, so it still means "longer than any maxRetryAfter" rather than "no header".
+   * safe integer (2 ** 53 - 1: shorter than its name in a bundle), so it still means "longer than any
+   * maxRetryAfter" rather than "no header".
    */
   const read = (name: string, parse: (value: string) => number | undefined): number | undefined => {
     const value = get(name)?.trim();
     const ms = value ? parse(value) : undefined;
-    return (ms as number) >= 0 ? Math.min(ms as number, Number.MAX_SAFE_INTEGER) : undefined;
+    return (ms as number) >= 0 ? Math.min(ms as number, 2 ** 53 - 1) : undefined;
   };
   // A reset header counts only when its quota is spent or unknown: `remaining > 0` means "not throttled".
   const reset = (prefix: string) =>

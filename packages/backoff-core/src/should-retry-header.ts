@@ -7,18 +7,18 @@ import { type HeadersLike, headerGetter } from './headers.js';
  */
 export const SHOULD_RETRY_HEADERS: readonly string[] = ['x-should-retry', 'stripe-should-retry'];
 
-/** One header's word: `true` or `false` (any case, repeated lines all alike), else nothing. */
+/**
+ * One header's word: `true` or `false` (any case, repeated lines all alike), else nothing. A malformed or
+ * self-contradicting header is ignored, as a malformed Retry-After is (R4).
+ */
 function verdict(value: string | undefined): boolean | undefined {
-  if (value === undefined) return undefined;
-  let said: boolean | undefined;
-  for (const member of value.split(',')) {
-    const word = member.trim().toLowerCase();
-    const yes = word === 'true' ? true : word === 'false' ? false : undefined;
-    // A malformed or self-contradicting header is ignored, as a malformed Retry-After is (R4).
-    if (yes === undefined || (said !== undefined && said !== yes)) return undefined;
-    said = yes;
-  }
-  return said;
+  const [word, other] = new Set(
+    value
+      ?.toLowerCase()
+      .split(',')
+      .map((member) => member.trim()),
+  );
+  return other === undefined && (word === 'true' || word === 'false') ? word === 'true' : undefined;
 }
 
 /**

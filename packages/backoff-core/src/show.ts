@@ -6,6 +6,6 @@ export function show(value: unknown, describe: (value: unknown) => string | unde
   try {
     return String(describe(value));
   } catch {
-    return Object.prototype.toString.call(value);
+    return {}.toString.call(value);
   }
 }

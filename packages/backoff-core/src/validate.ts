@@ -55,7 +55,7 @@ const CHECKS: Readonly<Record<keyof BackoffOptions, Check | null>> = {
   baseDelay: delay,
   maxDelay: delay,
   factor: range(100, 1),
-  jitter: oneOf(['full', 'equal', 'decorrelated', 'none'], "one of 'full', 'equal', 'decorrelated', 'none'"),
+  jitter: oneOf(['full', 'equal', 'decorrelated', 'none']),
   statusCodes: list(
     (c) => Number.isInteger(c) && (c as number) >= 100 && (c as number) <= 599,
     'integers from 100 to 599',
@@ -67,7 +67,7 @@ const CHECKS: Readonly<Record<keyof BackoffOptions, Check | null>> = {
   idempotencyKey: (value, name) =>
     typeof value === 'function' || value === 'auto' || value === false
       ? value
-      : fail(name, "'auto', a function returning a key, or false"),
+      : fail(name, "'auto', a function or false"),
   maxRetryAfter: delay,
   deadline: delay,
   retryOnTimeout: bool,
@@ -114,10 +114,8 @@ export function resolveOptions(options: BackoffOptions | undefined, base?: Resol
       'the backoff options to be an object',
     ),
   } as ResolvedOptions;
-  if (resolved.baseDelay > resolved.maxDelay) {
-    throw new RangeError(
-      `Expected \`baseDelay\` (${resolved.baseDelay}) to be at most \`maxDelay\` (${resolved.maxDelay}).`,
-    );
-  }
+  const { baseDelay, maxDelay } = resolved;
+  if (baseDelay > maxDelay)
+    fail('baseDelay', `at most \`maxDelay\` (${maxDelay}), got ${baseDelay}`, RangeError);
   return resolved;
 }

@@ -78,7 +78,7 @@ export function kyBackoff<Instance extends KyInstanceLike>(
   rejectModuleNamespace(instance);
   const candidate = instance as unknown as { extend?: unknown; retry?: unknown };
   if (typeof instance !== 'function' || typeof candidate.extend !== 'function') {
-    throw new TypeError('Expected `instance` to be a ky instance (`ky`, or the result of `ky.create()`).');
+    throw new TypeError('Expected `instance` to be a ky instance.');
   }
   // Validated at once, so that a bad option throws before ky is touched.
   createBackoff(options);

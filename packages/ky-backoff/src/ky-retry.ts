@@ -60,7 +60,7 @@ export function kyRetryOptions(
 function fieldsError(names: readonly string[]): TypeError {
   const list = names.map((name) => `\`retry.${name}\``).join(', ');
   return new TypeError(
-    `kyBackoff replaces ky's retry settings: ${list} cannot be used with it. Give \`retry\` as a number or \`{ limit }\` (read as \`retries\`), and kyBackoff's options for the rest.`,
+    `kyBackoff replaces ky's retry settings: ${list} cannot be used with it; give \`retry\` as a number or \`{ limit }\`.`,
   );
 }
 
@@ -94,7 +94,7 @@ export function replacedPerRequest(
   if (perCall.shouldRetry !== instance.shouldRetry) names.push('shouldRetry');
   if (perCall.jitter !== undefined) names.push('jitter');
   const limit = perCall.backoffLimit;
-  if (limit !== undefined && limit !== Number.POSITIVE_INFINITY) names.push('backoffLimit');
+  if (limit !== undefined && limit !== Infinity) names.push('backoffLimit');
   if (names.length > 0) throw fieldsError(names);
 }
 

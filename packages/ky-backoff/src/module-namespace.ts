@@ -7,8 +7,7 @@ export function rejectModuleNamespace(value: unknown): void {
   const ky = (value as { default: unknown }).default;
   if (typeof ky === 'function' && typeof (ky as { extend?: unknown }).extend === 'function') {
     throw new TypeError(
-      "Expected `instance` to be a ky instance, got ky's module namespace: pass its `default` export " +
-        "(`require('ky').default`, or `import ky from 'ky'`).",
+      "Expected `instance` to be a ky instance, got ky's module namespace: pass its `default` export.",
     );
   }
 }

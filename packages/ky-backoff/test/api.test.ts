@@ -15,7 +15,7 @@ describe('kyBackoff()', () => {
   });
 
   it('rejects what is not a ky instance, naming it', () => {
-    const message = 'Expected `instance` to be a ky instance (`ky`, or the result of `ky.create()`).';
+    const message = 'Expected `instance` to be a ky instance.';
     expect(() => kyBackoff({} as never)).toThrow(new TypeError(message));
     expect(() => kyBackoff(undefined as never)).toThrow(new TypeError(message));
     expect(() => kyBackoff((() => {}) as never)).toThrow(new TypeError(message));
@@ -23,8 +23,7 @@ describe('kyBackoff()', () => {
 
   it("says to pass `.default` when handed ky’s module namespace (CommonJS `require('ky')`, `import * as`)", () => {
     const message =
-      "Expected `instance` to be a ky instance, got ky's module namespace: pass its `default` export " +
-      "(`require('ky').default`, or `import ky from 'ky'`).";
+      "Expected `instance` to be a ky instance, got ky's module namespace: pass its `default` export.";
     // Node's own require(esm), as CommonJS code gets it: ky 2 is ESM-only.
     const required = createRequire(import.meta.url)('ky') as { default: typeof ky };
     for (const namespace of [required, kyNamespace, ky1Namespace]) {

@@ -187,7 +187,7 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
 
       expect(() => wrap(client.ky.create({ retry: { limit: 2, methods: ['get'], delay: () => 1 } }))).toThrow(
         new TypeError(
-          "kyBackoff replaces ky's retry settings: `retry.methods`, `retry.delay` cannot be used with it. Give `retry` as a number or `{ limit }` (read as `retries`), and kyBackoff's options for the rest.",
+          "kyBackoff replaces ky's retry settings: `retry.methods`, `retry.delay` cannot be used with it; give `retry` as a number or `{ limit }`.",
         ),
       );
     });

@@ -24,6 +24,8 @@ export interface SizeEntry {
   /** Imports left out of the bundle (the client itself: it is the user's, a peer dependency). */
   readonly external: readonly string[];
   readonly budget?: number;
+  /** Issue 17's target for this bundle, min+gzip bytes (esbuild, `gzip -9`; RESULTS.md's Targets). */
+  readonly target?: number;
 }
 
 // The adapters are measured as a user imports them: the adapter function alone (src/size/*-only.ts), so that the
@@ -40,6 +42,7 @@ export const SIZE_ENTRIES: readonly SizeEntry[] = [
     // metrics cost it 138 B unused, 253 B before). 8679 after issue 17's second size pass (-98 B: shorter
     // installation errors, the instance check, five smaller core cuts).
     budget: 8810,
+    target: 4000,
   },
   {
     name: 'ky-backoff (with backoff-core)',
@@ -50,6 +53,7 @@ export const SIZE_ENTRIES: readonly SizeEntry[] = [
     // issue 15's lean pass (the breaker and metrics cost it 60 B unused, 165 B before). 9634 after issue 17's
     // second size pass (-128 B, -80 B of it from shorter errors for a wrong instance and replaced retry fields).
     budget: 9780,
+    target: 4000,
   },
   {
     name: 'axios-backoff + CircuitBreaker + BackoffMetrics',
@@ -69,7 +73,13 @@ export const SIZE_ENTRIES: readonly SizeEntry[] = [
   },
   // What a user who calls only `withBackoff(fetch)` ships (issue 17): 8268 before issue 17, 7490 after; 7463 after
   // issue 15's lean pass; 7419 after issue 17's second size pass.
-  { name: 'withBackoff (backoff-core)', path: 'src/size/with-backoff-only.ts', external: [], budget: 7530 },
+  {
+    name: 'withBackoff (backoff-core)',
+    path: 'src/size/with-backoff-only.ts',
+    external: [],
+    budget: 7530,
+    target: 3500,
+  },
   // The whole package, CircuitBreaker and BackoffMetrics included (6090 before issue 15, 11377 after 13-16, 10551
   // after issue 17, 10615 on main before issue 15's lean pass, 10836 after it, 10790 after issue 17's second size
   // pass).
@@ -88,9 +98,6 @@ export const SIZE_ENTRIES: readonly SizeEntry[] = [
   { name: 'axios-retry 4.5.0', path: 'node_modules/axios-retry/dist/esm/index.js', external: ['axios'] },
   { name: 'retry-axios 4.0.3', path: 'node_modules/retry-axios/build/src/index.js', external: ['axios'] },
 ];
-
-/** The adapters' target (issue 7): each adapter with its core at most this many bytes min+gzip. */
-export const ADAPTER_TARGET_BYTES = 2000;
 
 /**
  * The esbuild options of every measured bundle, on top of size-limit's own (bundle, minify, tree-shaking): an

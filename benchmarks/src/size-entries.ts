@@ -40,8 +40,10 @@ export const SIZE_ENTRIES: readonly SizeEntry[] = [
     // 8640 after issue 17's size work on the core; 8889 with issue 17's per-request work (one retrying adapter per
     // installation, the attempt released before the wait). 8769 after issue 15's lean pass (the breaker and
     // metrics cost it 138 B unused, 253 B before). 8679 after issue 17's second size pass (-98 B: shorter
-    // installation errors, the instance check, five smaller core cuts).
-    budget: 8810,
+    // installation errors, the instance check, five smaller core cuts). 8886 with issue 17's lean success path
+    // (+207 B: a request that succeeds at once starts no RetryState; the core's startsLate/firstSuccess, the
+    // adapter's key-header scan).
+    budget: 9020,
     target: 4000,
   },
   {
@@ -60,8 +62,9 @@ export const SIZE_ENTRIES: readonly SizeEntry[] = [
     path: 'src/size/axios-backoff-resilience.ts',
     external: ['axios'],
     // 12208 after issues 13-16, 11628 after issue 17 (size and per-request work); 11837 after issue 15's lean pass
-    // (the watched retry state of watch.ts); 11742 after issue 17's second size pass.
-    budget: 11_920,
+    // (the watched retry state of watch.ts); 11742 after issue 17's second size pass, 11953 with its lean success
+    // path.
+    budget: 12_130,
   },
   {
     name: 'ky-backoff + CircuitBreaker + BackoffMetrics',
@@ -82,8 +85,8 @@ export const SIZE_ENTRIES: readonly SizeEntry[] = [
   },
   // The whole package, CircuitBreaker and BackoffMetrics included (6090 before issue 15, 11377 after 13-16, 10551
   // after issue 17, 10615 on main before issue 15's lean pass, 10836 after it, 10790 after issue 17's second size
-  // pass).
-  { name: 'backoff-core', path: '../packages/backoff-core/src/index.ts', external: [], budget: 10_950 },
+  // pass, 10928 with startsLate/firstSuccess, which only axios-backoff's bundle keeps).
+  { name: 'backoff-core', path: '../packages/backoff-core/src/index.ts', external: [], budget: 11_090 },
   // The adapters' own code alone: what they would weigh on top of a core the page already has.
   {
     name: 'axios-backoff alone (core external)',

@@ -24,6 +24,8 @@ export interface SizeEntry {
   /** Imports left out of the bundle (the client itself: it is the user's, a peer dependency). */
   readonly external: readonly string[];
   readonly budget?: number;
+  /** Issue 17's target for this bundle, min+gzip bytes (esbuild, `gzip -9`; RESULTS.md's Targets). */
+  readonly target?: number;
 }
 
 // The adapters are measured as a user imports them: the adapter function alone (src/size/*-only.ts), so that the
@@ -38,8 +40,11 @@ export const SIZE_ENTRIES: readonly SizeEntry[] = [
     // 8640 after issue 17's size work on the core; 8889 with issue 17's per-request work (one retrying adapter per
     // installation, the attempt released before the wait). 8769 after issue 15's lean pass (the breaker and
     // metrics cost it 138 B unused, 253 B before). 8679 after issue 17's second size pass (-98 B: shorter
-    // installation errors, the instance check, five smaller core cuts).
-    budget: 8810,
+    // installation errors, the instance check, five smaller core cuts). 8886 with issue 17's lean success path
+    // (+207 B: a request that succeeds at once starts no RetryState; the core's startsLate/firstSuccess, the
+    // adapter's key-header scan).
+    budget: 9020,
+    target: 4000,
   },
   {
     name: 'ky-backoff (with backoff-core)',
@@ -50,14 +55,16 @@ export const SIZE_ENTRIES: readonly SizeEntry[] = [
     // issue 15's lean pass (the breaker and metrics cost it 60 B unused, 165 B before). 9634 after issue 17's
     // second size pass (-128 B, -80 B of it from shorter errors for a wrong instance and replaced retry fields).
     budget: 9780,
+    target: 4000,
   },
   {
     name: 'axios-backoff + CircuitBreaker + BackoffMetrics',
     path: 'src/size/axios-backoff-resilience.ts',
     external: ['axios'],
     // 12208 after issues 13-16, 11628 after issue 17 (size and per-request work); 11837 after issue 15's lean pass
-    // (the watched retry state of watch.ts); 11742 after issue 17's second size pass.
-    budget: 11_920,
+    // (the watched retry state of watch.ts); 11742 after issue 17's second size pass, 11953 with its lean success
+    // path.
+    budget: 12_130,
   },
   {
     name: 'ky-backoff + CircuitBreaker + BackoffMetrics',
@@ -69,11 +76,17 @@ export const SIZE_ENTRIES: readonly SizeEntry[] = [
   },
   // What a user who calls only `withBackoff(fetch)` ships (issue 17): 8268 before issue 17, 7490 after; 7463 after
   // issue 15's lean pass; 7419 after issue 17's second size pass.
-  { name: 'withBackoff (backoff-core)', path: 'src/size/with-backoff-only.ts', external: [], budget: 7530 },
+  {
+    name: 'withBackoff (backoff-core)',
+    path: 'src/size/with-backoff-only.ts',
+    external: [],
+    budget: 7530,
+    target: 3500,
+  },
   // The whole package, CircuitBreaker and BackoffMetrics included (6090 before issue 15, 11377 after 13-16, 10551
   // after issue 17, 10615 on main before issue 15's lean pass, 10836 after it, 10790 after issue 17's second size
-  // pass).
-  { name: 'backoff-core', path: '../packages/backoff-core/src/index.ts', external: [], budget: 10_950 },
+  // pass, 10928 with startsLate/firstSuccess, which only axios-backoff's bundle keeps).
+  { name: 'backoff-core', path: '../packages/backoff-core/src/index.ts', external: [], budget: 11_090 },
   // The adapters' own code alone: what they would weigh on top of a core the page already has.
   {
     name: 'axios-backoff alone (core external)',
@@ -88,9 +101,6 @@ export const SIZE_ENTRIES: readonly SizeEntry[] = [
   { name: 'axios-retry 4.5.0', path: 'node_modules/axios-retry/dist/esm/index.js', external: ['axios'] },
   { name: 'retry-axios 4.0.3', path: 'node_modules/retry-axios/build/src/index.js', external: ['axios'] },
 ];
-
-/** The adapters' target (issue 7): each adapter with its core at most this many bytes min+gzip. */
-export const ADAPTER_TARGET_BYTES = 2000;
 
 /**
  * The esbuild options of every measured bundle, on top of size-limit's own (bundle, minify, tree-shaking): an

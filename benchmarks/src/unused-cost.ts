@@ -49,6 +49,10 @@ export const WITHOUT_SUPPORT: Readonly<Record<string, readonly (readonly [string
     ['  const State = (options.circuitBreaker ?? options.metrics)?.watcher(options) ?? RetryState;\n', ''],
     ['new State(options, budget, request)', 'new RetryState(options, budget, request)'],
   ],
+  'backoff-core/src/first-try.ts': [
+    // A watched request needs its state from the start (issue 17's late start is for unwatched policies).
+    ['    !options.circuitBreaker &&\n    !options.metrics &&\n', ''],
+  ],
   'axios-backoff/src/retry-adapter.ts': [
     // A refused call as an AxiosError (code ERR_CIRCUIT_OPEN, the CircuitOpenError as cause), at its two exits.
     ['  AxiosError,\n', ''],

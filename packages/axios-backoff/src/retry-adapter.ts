@@ -8,10 +8,12 @@ import {
   type Backoff,
   type BackoffResult,
   type Decision,
+  firstSuccess,
   getBackoffResult,
   type Outcome,
   type RetryDecision,
   type RetryState,
+  startsLate,
 } from 'backoff-core';
 import { type AdapterSetting, resolveAdapter } from './axios-compat.js';
 import { discardResponse, isReplayable } from './body.js';
@@ -78,7 +80,7 @@ function sendWithRetries(
 ): Promise<AxiosResponse> {
   let adapter: AxiosAdapter;
   let policy: Backoff;
-  let state: RetryState;
+  let state: RetryState | undefined;
   try {
     // axios has already resolved the adapter it calls (this one): the config goes back to the caller's own
     // setting, so `response.config.adapter` / `error.config.adapter` show what they set, and a re-sent config
@@ -94,43 +96,77 @@ function sendWithRetries(
     if (backoff !== undefined && (typeof backoff !== 'object' || backoff === null))
       rejectBadOverride(backoff);
     policy = backoff === undefined ? installation.policy : installation.policy.extend(backoff);
-    state = policy.start({
-      method: config.method,
-      url: requestUrl(config),
-      headers: config.headers,
-      replayable: isReplayable(config.data),
-    });
-    if (state.idempotencyKey !== undefined) {
-      // Only when the user opted in (R10): a new header can turn a simple CORS request into a preflighted one.
-      // A header the caller set to `false` (axios's "never send it") is kept as it is: no key goes out.
-      config.headers.set(policy.options.idempotencyKeyHeader, state.idempotencyKey);
-    }
-    // What axios will send is what the headers hold now: the core reads the key back from them, not from its own
-    // record of the key it generated.
-    state.sent(config.headers);
+    // The common request (a GET with nothing to track) is sent at once: its state is started only if its first
+    // attempt is no success. Building one for every request was the largest part of axios-backoff's own work
+    // per request (issue 17).
+    // The key header is looked for here (see ownHeader), and the core is told of no headers when there is none.
+    const late =
+      ownHeader(config.headers, policy.options.idempotencyKeyHeader) === undefined &&
+      startsLate(policy, { method: config.method });
+    if (!late) state = start(config, policy);
   } catch (error) {
     return Promise.reject(circuitOpen(error, config));
   }
   return attempt(adapter, config, policy, state);
 }
 
-/** One attempt and its decision: the caller's response or error, or the wait and the next attempt. */
+/**
+ * A header of the request, in any case. AxiosHeaders keeps each header as an own property: its keys are compared
+ * by length first, so a GET's handful costs next to nothing (its `get` normalises the name and lower-cases every
+ * key per call).
+ */
+function ownHeader(headers: object, name: string): unknown {
+  const lower = name.toLowerCase();
+  for (const key of Object.keys(headers)) {
+    if (key.length === lower.length && key.toLowerCase() === lower)
+      return (headers as Record<string, unknown>)[key];
+  }
+  return undefined;
+}
+
+/** The request's retry state, and its Idempotency-Key on the config when the core generated one. */
+function start(config: InternalAxiosRequestConfig, policy: Backoff): RetryState {
+  const state = policy.start({
+    method: config.method,
+    url: requestUrl(config),
+    headers: config.headers,
+    replayable: isReplayable(config.data),
+  });
+  if (state.idempotencyKey !== undefined) {
+    // Only when the user opted in (R10): a new header can turn a simple CORS request into a preflighted one.
+    // A header the caller set to `false` (axios's "never send it") is kept as it is: no key goes out.
+    config.headers.set(policy.options.idempotencyKeyHeader, state.idempotencyKey);
+  }
+  // What axios will send is what the headers hold now: the core reads the key back from them, not from its own
+  // record of the key it generated.
+  state.sent(config.headers);
+  return state;
+}
+
+/**
+ * One attempt and its decision: the caller's response or error, or the wait and the next attempt. Without a
+ * `state` (a request the core let start late, `startsLate`), a success ends the call with the shared one-attempt
+ * result, and anything else is decided by a state started for it then, as if it had been started before sending.
+ */
 async function attempt(
   adapter: AxiosAdapter,
   config: InternalAxiosRequestConfig,
   policy: Backoff,
-  state: RetryState,
+  state: RetryState | undefined,
 ): Promise<AxiosResponse> {
   let response: AxiosResponse | undefined;
   let failure: { error: unknown } | undefined;
   let outcome: Outcome;
   try {
     response = await adapter(config);
+    const result = state === undefined ? firstSuccess(policy, response.status) : undefined;
+    if (result !== undefined) return withResult(response, result);
     outcome = responseOutcome(response);
   } catch (error) {
     failure = { error };
     outcome = errorOutcome(error, config);
   }
+  state ??= start(config, policy);
   let decision: Decision;
   if (policy.options.shouldRetry === undefined) {
     // Without shouldRetry the decision is made at once: no signal bridge, no await on the success path.

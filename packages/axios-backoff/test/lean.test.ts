@@ -1,7 +1,7 @@
 import { collected, VirtualClock } from '@backoff/test-utils';
 import axios, { type AxiosAdapter, AxiosError, AxiosHeaders, type AxiosResponse } from 'axios';
-import { describe, expect, it } from 'vitest';
-import { axiosBackoff } from '../src/index.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { axiosBackoff, getBackoffResult, RetryBudget } from '../src/index.ts';
 
 // Issue 17: what axios-backoff does per request. Costs are measured by the benchmarks; these pin the behaviour
 // that makes them small.
@@ -87,5 +87,104 @@ describe('issue 17: axios-backoff per request', () => {
     const response = await pending;
     expect(response.status).toBe(200);
     expect(response.backoff).toMatchObject({ attempts: 2 });
+  });
+});
+
+describe('issue 17: a request that succeeds at once', () => {
+  /** An adapter answering `statuses` in turn (the last one from then on), as axios's `settle` would. */
+  function answering(...statuses: number[]) {
+    let calls = 0;
+    const adapter = vi.fn<AxiosAdapter>(async (config) => {
+      const status = statuses[Math.min(calls++, statuses.length - 1)] as number;
+      const response: AxiosResponse = {
+        data: 'x',
+        status,
+        statusText: '',
+        headers: new AxiosHeaders(),
+        config,
+        request: {},
+      };
+      if (config.validateStatus?.(status) === false) {
+        throw new AxiosError(
+          `Request failed with status code ${status}`,
+          'ERR_BAD_RESPONSE',
+          config,
+          {},
+          response,
+        );
+      }
+      return response;
+    });
+    return adapter;
+  }
+
+  function installed(adapter: AxiosAdapter, options: Parameters<typeof axiosBackoff>[1] = {}) {
+    const clock = new VirtualClock();
+    const instance = axios.create({ adapter });
+    const remove = axiosBackoff(instance, {
+      timers: clock.timers,
+      now: clock.now,
+      random: () => 0.5,
+      ...options,
+    });
+    const start = vi.spyOn(remove.backoff, 'start');
+    return { instance, remove, start };
+  }
+
+  it('starts no retry state, and still carries its result (non-enumerable) and credits the budget', async () => {
+    const budget = new RetryBudget();
+    const { instance, start } = installed(answering(200), { budget });
+    const response = await instance.get('/items');
+    expect(start).not.toHaveBeenCalled();
+    const expected = { attempts: 1, totalDelay: 0, reason: 'success', serverDelay: undefined };
+    expect(response.backoff).toEqual(expected);
+    expect(getBackoffResult(response)).toEqual(expected);
+    expect(Object.keys(response)).not.toContain('backoff');
+    expect(JSON.stringify({ ...response, config: undefined, request: undefined })).not.toContain('attempts');
+    expect(budget.snapshot().successes).toBe(1);
+  });
+
+  it('a first attempt that fails is decided by a state started for it, as before', async () => {
+    const adapter = answering(503, 200);
+    const { instance, start } = installed(adapter, { budget: false });
+    const response = await instance.get('/items');
+    expect(adapter).toHaveBeenCalledTimes(2);
+    expect(start).toHaveBeenCalledTimes(1);
+    expect(response.backoff).toMatchObject({ attempts: 2, reason: 'success' });
+    expect(getBackoffResult(response)).toBe(response.backoff);
+    // An adapter that throws at once fails its attempt the same way.
+    let calls = 0;
+    const throwing = installed(
+      ((config: Parameters<AxiosAdapter>[0]) => {
+        if (calls++ === 0) throw Object.assign(new Error('reset'), { code: 'ECONNRESET' });
+        return answering(200)(config);
+      }) as AxiosAdapter,
+      { budget: false },
+    );
+    expect((await throwing.instance.get('/items')).backoff).toMatchObject({ attempts: 2, reason: 'success' });
+  });
+
+  it('a 200 listed in `statusCodes` is still retried', async () => {
+    const adapter = answering(200);
+    const { instance } = installed(adapter, { statusCodes: [200], retries: 2, budget: false });
+    const response = await instance.get('/items');
+    expect(adapter).toHaveBeenCalledTimes(3);
+    expect(response.backoff).toMatchObject({ attempts: 3, reason: 'retries-exhausted' });
+  });
+
+  it('a request the state must see before sending still gets one: POST, a caller key, a deadline', async () => {
+    const { instance, start } = installed(answering(200), { budget: false });
+    const posted = await instance.post('/orders', { n: 1 });
+    expect(start).toHaveBeenCalledTimes(1);
+    expect(posted.backoff).toMatchObject({ attempts: 1, reason: 'success' });
+    // A GET's own key is checked before it is sent, in any case of its name.
+    await expect(instance.get('/items', { headers: { 'IDEMPOTENCY-KEY': 'café' } })).rejects.toThrow(
+      /`Idempotency-Key` header cannot be sent as it is, got "café"/,
+    );
+    await instance.get('/items', { headers: { 'idempotency-key': 'k-1' } });
+    expect(start).toHaveBeenCalledTimes(3);
+    const timed = installed(answering(200), { deadline: 10_000, budget: false });
+    await timed.instance.get('/items');
+    expect(timed.start).toHaveBeenCalledTimes(1);
   });
 });

@@ -32,6 +32,7 @@ export {
 } from './delay.js';
 export type { BackoffResult, RetryEvent, ShouldRetryContext } from './events.js';
 export { type BackoffRequestInit, type FetchLike, type FetchWithBackoff, withBackoff } from './fetch.js';
+export { firstSuccess, startsLate } from './first-try.js';
 export { type HeaderGetter, type HeadersLike, headerGetter } from './headers.js';
 export { parseHttpDate } from './http-date.js';
 export {

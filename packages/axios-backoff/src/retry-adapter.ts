@@ -99,10 +99,12 @@ function sendWithRetries(
     // The common request (a GET with nothing to track) is sent at once: its state is started only if its first
     // attempt is no success. Building one for every request was the largest part of axios-backoff's own work
     // per request (issue 17).
-    // The key header is looked for here (see ownHeader), and the core is told of no headers when there is none.
+    // The key header is looked for here (see ownHeader), and the core is told of no headers when there is none;
+    // only once the policy allows a late start: a request that takes a state anyway (a POST) has its headers
+    // read by the state, not twice.
     const late =
-      ownHeader(config.headers, policy.options.idempotencyKeyHeader) === undefined &&
-      startsLate(policy, { method: config.method });
+      startsLate(policy, { method: config.method }) &&
+      ownHeader(config.headers, policy.options.idempotencyKeyHeader) === undefined;
     if (!late) state = start(config, policy);
   } catch (error) {
     return Promise.reject(circuitOpen(error, config));

@@ -97,6 +97,26 @@ export interface OverheadOptions {
   readonly server?: OverheadServer;
   /** Pins the loopback server's process to its own core (see pinning.ts); returns whether it did. */
   readonly pinServer?: ((pid: number) => boolean) | undefined;
+  /**
+   * Each client in a Node process of its own (overhead-client.ts), run one at a time. In one process the
+   * clients share axios's, ky's and undici's functions: every other client's config shapes and adapters make
+   * their inline caches polymorphic, and a client is timed on code that others have de-optimised. A process of
+   * its own times each client as an application that uses only it would run it. The processes run the built
+   * packages through tsx, so the packages must have been built (`pnpm bench` does). @default false
+   */
+  readonly isolate?: boolean;
+  /**
+   * With `isolate`: the processes each client runs in, one after another, the rounds shared out between them.
+   * A process's JIT settles on its own inlining and tiering choices, which can shift a client's CPU per request
+   * by a µs for all of that process's rounds: more processes put several of those choices into the median.
+   * @default 4
+   */
+  readonly processes?: number;
+  /**
+   * With `isolate`: the processes load the backoff packages from their TypeScript sources (the `@backoff/source`
+   * condition, as the smoke test does), not as built. @default false
+   */
+  readonly fromSources?: boolean;
 }
 
 export interface OverheadRow {
@@ -123,6 +143,10 @@ export interface OverheadResult {
   readonly seconds: number;
   /** Whether the loopback server ran pinned to a core of its own. */
   readonly serverPinned: boolean;
+  /** Whether each client ran in a process of its own (`isolate`). */
+  readonly isolated: boolean;
+  /** The processes each client ran in, one after another (1 when not isolated: this one). */
+  readonly processes: number;
 }
 
 interface Server {
@@ -134,7 +158,7 @@ interface Server {
 }
 
 /** The in-process server: every attempt answered 200 at once, through each client's own response objects. */
-function mockServer(): Server {
+export function mockServer(): Server {
   const mock = new MockTransport(() => 200);
   return {
     url: requestUrl(0),
@@ -201,7 +225,13 @@ function shuffle<T>(items: readonly T[], random: () => number): T[] {
   return out;
 }
 
-async function send(client: Client, url: string, requests: number, concurrency: number): Promise<void> {
+/** Sends `requests` GETs through `client`, `concurrency` at a time, each expecting a 200. */
+export async function send(
+  client: Client,
+  url: string,
+  requests: number,
+  concurrency: number,
+): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < requests) {
@@ -227,9 +257,10 @@ export async function runOverhead(options: OverheadOptions = {}): Promise<Overhe
   const variants = options.variants ?? OVERHEAD_VARIANTS;
   const mode = options.server ?? 'loopback';
   const started = performance.now();
+  const isolated = options.isolate === true;
+  const generations = isolated ? Math.max(1, Math.min(options.processes ?? 4, rounds)) : 1;
   const server = mode === 'loopback' ? await startServer(options.pinServer) : mockServer();
   try {
-    const clients = variants.map((variant) => variant.create(server.transport()));
     const cpu = variants.map(() => [] as number[]);
     const wall = variants.map(() => [] as number[]);
     const user = variants.map(() => [] as number[]);
@@ -239,18 +270,33 @@ export async function runOverhead(options: OverheadOptions = {}): Promise<Overhe
     const random = mulberry32(0x5eed);
     for (const family of new Set(variants.map((variant) => variant.family))) {
       const members = variants.flatMap((variant, i) => (variant.family === family ? [i] : []));
-      for (const i of members) await send(clients[i] as Client, server.url, warmup, concurrency);
-      for (let round = 0; round < rounds; round++) {
-        for (const i of shuffle(members, random)) {
-          // Each batch starts with an empty young generation: no client pays for another's garbage.
-          gc();
-          const cpuBefore = process.cpuUsage();
-          const wallBefore = performance.now();
-          await send(clients[i] as Client, server.url, requests, concurrency);
-          const used = process.cpuUsage(cpuBefore);
-          wall[i]?.push(((performance.now() - wallBefore) * 1000) / requests);
-          cpu[i]?.push((used.user + used.system) / requests);
-          user[i]?.push(used.user / requests);
+      for (let generation = 0; generation < generations; generation++) {
+        // This process generation's share of the rounds.
+        const share =
+          Math.floor(((generation + 1) * rounds) / generations) -
+          Math.floor((generation * rounds) / generations);
+        const runners = new Map<number, Runner>();
+        try {
+          for (const i of members) {
+            const variant = variants[i] as Variant;
+            runners.set(
+              i,
+              isolated
+                ? await processRunner(variant, mode, server.url, options.fromSources === true)
+                : inProcessRunner(variant.create(server.transport()), server.url),
+            );
+          }
+          for (const i of members) await runners.get(i)?.send(warmup, concurrency);
+          for (let round = 0; round < share; round++) {
+            for (const i of shuffle(members, random)) {
+              const cost = await (runners.get(i) as Runner).timed(requests, concurrency);
+              cpu[i]?.push(cost.cpu);
+              wall[i]?.push(cost.wall);
+              user[i]?.push(cost.user);
+            }
+          }
+        } finally {
+          for (const runner of runners.values()) runner.close();
         }
       }
     }
@@ -280,6 +326,8 @@ export async function runOverhead(options: OverheadOptions = {}): Promise<Overhe
       warmup,
       seconds,
       serverPinned: server.pinned,
+      isolated,
+      processes: generations,
     };
   } finally {
     await server.close();
@@ -342,4 +390,106 @@ export function overheadTable(result: OverheadResult): string {
     'target',
   ];
   return markdownTable(header, rows, ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l']);
+}
+
+/** What one timed batch used, per request, in µs: CPU (user + system), its user part, and wall time. */
+export interface BatchCost {
+  readonly cpu: number;
+  readonly user: number;
+  readonly wall: number;
+}
+
+/** `send`, timed by this process's CPU time, after a full GC. */
+export async function timedBatch(
+  client: Client,
+  url: string,
+  requests: number,
+  concurrency: number,
+): Promise<BatchCost> {
+  // Each batch starts with an empty young generation: no client pays for another's garbage.
+  gc();
+  const cpuBefore = process.cpuUsage();
+  const wallBefore = performance.now();
+  await send(client, url, requests, concurrency);
+  const used = process.cpuUsage(cpuBefore);
+  return {
+    cpu: (used.user + used.system) / requests,
+    user: used.user / requests,
+    wall: ((performance.now() - wallBefore) * 1000) / requests,
+  };
+}
+
+/** One client of the measure, wherever it runs: `send` untimed (the warm-up), `timed` for a round. */
+interface Runner {
+  send(requests: number, concurrency: number): Promise<void>;
+  timed(requests: number, concurrency: number): Promise<BatchCost>;
+  close(): void;
+}
+
+function inProcessRunner(client: Client, url: string): Runner {
+  return {
+    send: (requests, concurrency) => send(client, url, requests, concurrency),
+    timed: (requests, concurrency) => timedBatch(client, url, requests, concurrency),
+    close: () => {},
+  };
+}
+
+/** A message to overhead-client.ts: a batch to send, timed or not. */
+export interface BatchOrder {
+  readonly requests: number;
+  readonly concurrency: number;
+  readonly timed: boolean;
+}
+
+/** overhead-client.ts's answer to a BatchOrder (or its start, `{}`). */
+export interface BatchReply {
+  readonly cost?: BatchCost;
+  readonly error?: string;
+}
+
+const BENCH_DIR = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * Starts `variant`'s client in a process of its own (overhead-client.ts, through tsx) and resolves once it is
+ * ready. The process inherits this one's core (pinning.ts) and waits, idle, between its batches.
+ */
+function processRunner(
+  variant: Variant,
+  mode: OverheadServer,
+  url: string,
+  fromSources: boolean,
+): Promise<Runner> {
+  const script = fileURLToPath(new URL('./overhead-client.ts', import.meta.url));
+  const child = fork(script, [variant.id, mode, url], {
+    cwd: BENCH_DIR,
+    execArgv: [...(fromSources ? ['--conditions=@backoff/source'] : []), '--import', 'tsx', '--no-warnings'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const reply = () =>
+    new Promise<BatchReply>((resolve, reject) => {
+      const exited = (code: number | null) =>
+        reject(new Error(`The bench client process of ${variant.id} exited (code ${code}).`));
+      child.once('exit', exited);
+      child.once('message', (message: BatchReply) => {
+        child.off('exit', exited);
+        if (message.error !== undefined) reject(new Error(`${variant.id}: ${message.error}`));
+        else resolve(message);
+      });
+    });
+  const order = async (message: BatchOrder): Promise<BatchReply> => {
+    const answer = reply();
+    child.send(message);
+    return answer;
+  };
+  return reply().then(() => ({
+    send: async (requests, concurrency) => void (await order({ requests, concurrency, timed: false })),
+    timed: async (requests, concurrency) => {
+      const { cost } = await order({ requests, concurrency, timed: true });
+      if (cost === undefined) throw new Error(`${variant.id}: a timed batch came back without its cost.`);
+      return cost;
+    },
+    close: () => {
+      if (child.connected) child.disconnect();
+    },
+  }));
 }

@@ -68,6 +68,16 @@ function profileSection(profile: ProfileResult): string[] {
   ];
 }
 
+/** Where the clients ran: each in processes of its own (`isolate`), or all in the bench's process. */
+function isolation(result: OverheadResult): string {
+  if (!result.isolated) return 'All clients ran in the bench’s own process, sharing the libraries’ code.';
+  return (
+    `Each client ran in a Node process of its own (${result.processes} in turn, the rounds shared out between ` +
+    'them), so that no client is timed on library code that the others’ shapes have made polymorphic, and the ' +
+    'median spans several JIT outcomes.'
+  );
+}
+
 export function overheadSection(report: BenchReport): string {
   const loop = report.overhead;
   const inProc = report.overheadInProcess;
@@ -76,17 +86,19 @@ export function overheadSection(report: BenchReport): string {
     lines.push(
       `Client CPU time (\`process.cpuUsage()\`, user + system) per successful GET, **in-process**: the server is ` +
         'an axios adapter / a fetch answering 200 at once through each client’s own response objects (the mock of ' +
-        'measure 3), so only JavaScript is timed and the added µs are each library’s own work. One family (axios, ' +
-        `ky, fetch) at a time: ${fixed(inProc.warmup)} untimed requests per client, then ${inProc.rounds} rounds in ` +
-        `which every client of the family sends ${fixed(inProc.requests)} requests (${inProc.concurrency} in ` +
-        'flight), in a freshly shuffled order (seeded), a full GC before each batch. The added µs and ratios are ' +
-        'taken per round against the bare client of the family in that round; medians over rounds, with the IQR.',
+        'measure 3), so only JavaScript is timed and the added µs are each library’s own work. ' +
+        isolation(inProc) +
+        ` One family (axios, ky, fetch) at a time: ${fixed(inProc.warmup)} untimed requests per client (per ` +
+        `process), then ${inProc.rounds} rounds in which every client of the family sends ` +
+        `${fixed(inProc.requests)} requests (${inProc.concurrency} in flight), in a freshly shuffled order ` +
+        '(seeded), a full GC before each batch. The added µs and ratios are taken per round against the bare ' +
+        'client of the family in that round; medians over rounds, with the IQR.',
       '',
       overheadTable(inProc),
       '',
       '**What this run resolves.** *A/A control*: the bare client measured again as if it were another library; ' +
         'its spread is the resolution limit (a difference inside it is noise). *Calibration*: the bare client plus ' +
-        `a known ${CALIBRATION_US} µs of CPU work per request (a spin loop timed once against \`process.cpuUsage()\`); ` +
+        `a known ${CALIBRATION_US} µs of CPU work per request (a WebAssembly spin loop timed once against \`process.cpuUsage()\`); ` +
         'what it reads as shows how faithfully the harness reports a cost of that size.',
       '',
       ...controlLines(inProc, 'µs'),
@@ -103,7 +115,7 @@ export function overheadSection(report: BenchReport): string {
       '',
       'The same clients against a keep-alive `node:http` server on 127.0.0.1 in a child process ' +
         `(${loop.serverPinned ? 'pinned to a core of its own' : 'not pinned'}), ${loop.rounds} rounds of ` +
-        `${fixed(loop.requests)}. Only the client’s CPU is counted, but that includes the kernel’s socket work and ` +
+        `${fixed(loop.requests)}. ${isolation(loop)} Only the client’s CPU is counted, but that includes the kernel’s socket work and ` +
         'the HTTP parser: a library’s few µs sit on top of ~300 µs, and the controls below show that this run does ' +
         'not resolve them. Its ratios are reported for completeness; the in-process µs are the measure.',
       '',

@@ -26,8 +26,17 @@ export interface SuiteSizes {
 
 /** `pnpm bench`: about 3 to 6 minutes on the project's shared 2-core machine (pinned to one core, it shares it). */
 export const FULL: SuiteSizes = {
-  overhead: { rounds: 10, requests: 1000, concurrency: 4, warmup: 1000 },
-  overheadInProcess: { server: 'in-process', rounds: 12, requests: 5000, concurrency: 4, warmup: 2000 },
+  overhead: { rounds: 10, requests: 1000, concurrency: 4, warmup: 2000, isolate: true, processes: 2 },
+  overheadInProcess: {
+    server: 'in-process',
+    rounds: 24,
+    requests: 5000,
+    concurrency: 4,
+    // Per process: a fresh process's JIT is still settling after 2,000 requests (its first rounds read high).
+    warmup: 20_000,
+    isolate: true,
+    processes: 4,
+  },
   profile: { requests: 20_000, warmup: 5000 },
   decision: { rounds: 25, calls: 5000, warmup: 100_000 },
   amplification: { requests: 10_000, seed: 7 },

@@ -1,8 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import sizeLimitChecks from '../.size-limit.ts';
 import { AMPLIFICATION_VARIANTS, FAILURE_RATES } from '../src/amplification.js';
+import type { Variant } from '../src/clients.js';
 import { MEMORY_SUBJECTS } from '../src/memory.js';
-import { OVERHEAD_VARIANTS } from '../src/overhead.js';
+import { OVERHEAD_VARIANTS, runOverhead } from '../src/overhead.js';
 import { PROFILE_VARIANTS } from '../src/profile.js';
 import { renderResults } from '../src/results.js';
 import { SIZE_ENTRIES } from '../src/size-entries.js';
@@ -149,6 +150,42 @@ describe('the bench at a tiny size', () => {
     );
     // withBackoff is the core itself: no adapter's own code to name.
     expect(markdown).not.toMatch(/withBackoff \(backoff-core\)[^\n]*own code alone/);
+  });
+});
+
+describe('the overhead measure with each client in processes of its own (isolate)', () => {
+  const pick = (...ids: string[]) => OVERHEAD_VARIANTS.filter((variant) => ids.includes(variant.id));
+  const tiny = { server: 'in-process', rounds: 3, requests: 20, concurrency: 2, warmup: 10 } as const;
+
+  it('runs every client in its own processes, one generation after another, with the rounds shared out', async () => {
+    const result = await runOverhead({
+      ...tiny,
+      isolate: true,
+      processes: 2,
+      fromSources: true,
+      variants: pick('axios', 'axios-backoff', 'axios-calibration', 'fetch', 'with-backoff'),
+    });
+    expect(result.isolated).toBe(true);
+    expect(result.processes).toBe(2);
+    // In the order of OVERHEAD_VARIANTS, the calibration control right after its family's A/A control.
+    expect(result.rows.map((row) => row.variant.id)).toEqual([
+      'axios',
+      'axios-calibration',
+      'axios-backoff',
+      'fetch',
+      'with-backoff',
+    ]);
+    for (const row of result.rows) {
+      expect(row.cpuUs.n).toBe(3);
+      expect(row.cpuUs.median).toBeGreaterThan(0);
+    }
+  });
+
+  it('fails with the variant named when its process cannot start it', async () => {
+    const [axios] = pick('axios');
+    await expect(
+      runOverhead({ ...tiny, isolate: true, variants: [{ ...(axios as Variant), id: 'no-such-client' }] }),
+    ).rejects.toThrow(/no-such-client.*exited \(code 1\)/);
   });
 });
 

@@ -3,6 +3,7 @@ import { type DecisionResult, decisionTable } from './decision.js';
 import { memoryTable } from './memory.js';
 import { KY_TARGETS, type OverheadResult, type OverheadRow } from './overhead.js';
 import { memoryVerdicts, overheadSection, overheadVerdicts } from './results-overhead.js';
+import { ruleFloorTables } from './rule-floor.js';
 import { moduleTable, type SizeResult, sizeTable } from './size.js';
 import type { BenchReport } from './suite.js';
 import { fixed, ratio } from './table.js';
@@ -16,8 +17,8 @@ const us = (n: number | undefined) => (n === undefined ? '?' : `${fixed(n, 1)} �
 /** Where the size goes, per core module: what each holds (read from the sources) and how it could shrink. */
 const SIZE_IDEAS: Readonly<Record<string, string>> = {
   'backoff-core/src/validate.ts':
-    'option validation with a message naming each option (R9). One table-driven checker (name, kind, range) ' +
-    'instead of code per option, and shorter messages, would keep R9 at a fraction of the bytes.',
+    'the option defaults and their validation with a message naming each option (R9), already one table of ' +
+    'checks (check.ts) with short messages; fewer options would be the next cut.',
   'backoff-core/src/decision.ts':
     'RetryState: the verdict, the method/body/retries/Retry-After/deadline/budget gates, the shouldRetry ' +
     'context and the onRetry event. Much of it is public property names, which minifiers keep; little to cut ' +
@@ -65,6 +66,14 @@ function sizeSection(size: SizeResult): string {
     '',
     unusedCostTable(size.unused),
     '',
+    'The floor of this design (issue 17): each targeted bundle built again with the core’s rule modules replaced ' +
+      'by empty stubs, leaving the adapter’s own code and the retry engine (RetryState, the delay, the wait, header ' +
+      'access); then each rule module stubbed alone, what it costs the bundle (`benchmarks/src/rule-floor.ts`; ' +
+      '`pnpm --filter @backoff/benchmarks rule-floor`). A floor above the target means the target cannot be met by ' +
+      'how the rules are written, only by leaving rules out:',
+    '',
+    ruleFloorTables(size.floor),
+    '',
     'Where the bytes are (esbuild metafile, `bytesInOutput` per module, minified):',
     '',
     moduleTable(size),
@@ -74,6 +83,16 @@ function sizeSection(size: SizeResult): string {
     '',
     ...ideas,
   ].join('\n');
+}
+
+/** The design's floor for a targeted bundle, when it is measured (src/rule-floor.ts). */
+function floorNote(size: SizeResult, name: string): string {
+  const row = size.floor.find((r) => r.name === name);
+  if (row === undefined) return '';
+  return (
+    ` With every rule module of the core stubbed out it would still be ${fixed(row.floor)} B, ` +
+    `${row.floor > row.target ? 'above' : 'within'} the target (measure 4).`
+  );
 }
 
 function sizeVerdicts(size: SizeResult | undefined): string[] {
@@ -91,7 +110,8 @@ function sizeVerdicts(size: SizeResult | undefined): string[] {
         (met || alone === undefined
           ? ''
           : ` The whole core is ${fixed(core?.gzipBytes ?? 0)} B and the adapter's own code alone (core external) ` +
-            `${fixed(alone.gzipBytes)} B; see measure 4 for where the bytes are and what could go.`),
+            `${fixed(alone.gzipBytes)} B; see measure 4 for where the bytes are and what could go.`) +
+        floorNote(size, entry.name),
     ];
   });
 }

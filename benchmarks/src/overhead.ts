@@ -352,8 +352,8 @@ export function signed(us: number, digits = 1): string {
 }
 
 /** A spread of added µs as `+1.2 … +2.0` (its IQR). */
-export function addedRange(spread: Spread): string {
-  return `${signed(spread.q1)} \u2026 ${signed(spread.q3)}`;
+export function addedRange(spread: Spread, digits = 1): string {
+  return `${signed(spread.q1, digits)} \u2026 ${signed(spread.q3, digits)}`;
 }
 
 /** One table per server: µs first (what the in-process measure resolves), then the ratios. */

@@ -8,6 +8,7 @@ import {
   overheadTable,
   signed,
 } from './overhead.js';
+import type { OwnWorkResult } from './own-work.js';
 import { type ProfileResult, profileFrameTable, profileOwnerTable } from './profile.js';
 import type { BenchReport } from './suite.js';
 import { fixed, ratio } from './table.js';
@@ -108,6 +109,7 @@ export function overheadSection(report: BenchReport): string {
       '',
     );
   }
+  if (report.ownWork !== undefined) lines.push(...ownWorkSection(report.ownWork));
   if (report.profile !== undefined) lines.push(...profileSection(report.profile), '');
   if (loop !== undefined) {
     lines.push(
@@ -125,6 +127,34 @@ export function overheadSection(report: BenchReport): string {
     );
   }
   return lines.join('\n').trimEnd();
+}
+
+/** Measure 1d in the Targets line of axios-backoff: its own functions, timed without axios around them. */
+function ownWorkNote(own: OwnWorkResult | undefined): string {
+  if (own === undefined) return '';
+  return (
+    ` Of that, axios-backoff’s own functions take ${signed(own.addedUs.median, 2)} µs (IQR ` +
+    `${addedRange(own.addedUs, 2)}), timed alone (measure 1d); the rest is axios running a request interceptor ` +
+    'and an adapter other than its own.'
+  );
+}
+
+/** Measure 1d's paragraph. */
+function ownWorkSection(own: OwnWorkResult): string[] {
+  return [
+    '### axios-backoff’s own functions, alone (1d)',
+    '',
+    'The request interceptor axiosBackoff registers and the adapter it sets, called directly on a config shaped ' +
+      'as axios builds one (an instance’s defaults, a GET, AxiosHeaders), against calling the same mock adapter ' +
+      `directly: ${own.rounds} rounds of ${fixed(own.calls)} calls each way, in alternating order, a full GC ` +
+      'before each batch, in the bench’s own process. Without axios’s ~30 µs around it, a fraction of a µs is ' +
+      'resolved.',
+    '',
+    `- mock adapter alone: ${fixed(own.bareUs.median, 2)} µs per call; through axios-backoff: ` +
+      `${signed(own.addedUs.median, 2)} µs more (IQR ${addedRange(own.addedUs, 2)}, min–max ` +
+      `${signed(own.addedUs.min, 2)} … ${signed(own.addedUs.max, 2)}).`,
+    '',
+  ];
 }
 
 /** The Targets lines of measure 1 (issue 17's µs, issue 7's loopback ratios) and of measure 5 (memory). */
@@ -145,7 +175,8 @@ export function overheadVerdicts(report: BenchReport): string[] {
         `${met ? 'met' : 'missed'}.** axios-retry: ${retry ? signed(retry.addedUs.median) : '?'} µs; the empty ` +
         `async adapter wrapper (the floor of this design): ${floor ? signed(floor.addedUs.median) : '?'} µs. ` +
         `Resolution: the A/A control’s IQR reaches ±${limit === undefined ? '?' : fixed(limit, 2)} µs, and the ` +
-        `${CALIBRATION_US} µs calibration read as ${calibrated ? signed(calibrated.addedUs.median, 2) : '?'} µs.`,
+        `${CALIBRATION_US} µs calibration read as ${calibrated ? signed(calibrated.addedUs.median, 2) : '?'} µs.` +
+        ownWorkNote(report.ownWork),
     );
   }
   const fetchBackoff = find(inProc, 'with-backoff');

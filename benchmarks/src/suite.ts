@@ -4,11 +4,20 @@ import { type DecisionOptions, type DecisionResult, runDecision } from './decisi
 import { describeMachine, type Machine } from './machine.js';
 import { type MemoryOptions, type MemoryResult, runMemory } from './memory.js';
 import { type OverheadOptions, type OverheadResult, runOverhead } from './overhead.js';
+import { type OwnWorkOptions, type OwnWorkResult, runOwnWork } from './own-work.js';
 import { type Pinning, pinClient } from './pinning.js';
 import { type ProfileOptions, type ProfileResult, runProfile } from './profile.js';
 import { runSize, type SizeOptions, type SizeResult } from './size.js';
 
-export const MEASURES = ['overhead', 'profile', 'decision', 'amplification', 'size', 'memory'] as const;
+export const MEASURES = [
+  'overhead',
+  'profile',
+  'own-work',
+  'decision',
+  'amplification',
+  'size',
+  'memory',
+] as const;
 export type MeasureId = (typeof MEASURES)[number];
 
 /** The sizes of every measure in one run. */
@@ -17,6 +26,7 @@ export interface SuiteSizes {
   readonly overheadInProcess: OverheadOptions;
   readonly profile: ProfileOptions;
   readonly decision: DecisionOptions;
+  readonly ownWork: OwnWorkOptions;
   readonly amplification: AmplificationOptions;
   readonly size: SizeOptions;
   readonly memory: MemoryOptions;
@@ -39,6 +49,7 @@ export const FULL: SuiteSizes = {
   },
   profile: { requests: 20_000, warmup: 5000 },
   decision: { rounds: 25, calls: 5000, warmup: 100_000 },
+  ownWork: { rounds: 15, calls: 100_000, warmup: 200_000 },
   amplification: { requests: 10_000, seed: 7 },
   size: { sizeLimit: true },
   memory: { requests: 2000, rounds: 3 },
@@ -51,6 +62,7 @@ export const QUICK: SuiteSizes = {
   overheadInProcess: { server: 'in-process', rounds: 2, requests: 20, concurrency: 2, warmup: 10 },
   profile: { requests: 200, warmup: 20 },
   decision: { rounds: 3, calls: 200, warmup: 1000 },
+  ownWork: { rounds: 2, calls: 200, warmup: 200 },
   amplification: { requests: 60, seed: 7 },
   size: { sizeLimit: false },
   memory: { requests: 20, rounds: 1 },
@@ -67,6 +79,7 @@ export interface BenchReport {
   /** Whether the overhead measures ran with client and server pinned to cores of their own. */
   readonly pinning?: Pinning;
   readonly decision?: DecisionResult;
+  readonly ownWork?: OwnWorkResult;
   readonly amplification?: AmplificationResult;
   readonly size?: SizeResult;
   readonly memory?: MemoryResult;
@@ -95,6 +108,9 @@ export async function runSuite(
     return result;
   };
   const decision = await step('decision', '2. decision cost', () => runDecision(sizes.decision));
+  const ownWork = await step('own-work', '1d. axios-backoff’s own functions, alone', () =>
+    runOwnWork(sizes.ownWork),
+  );
   const size = await step('size', '4. size', () => runSize(sizes.size));
   const amplification = await step('amplification', '3. amplification', () =>
     runAmplification(sizes.amplification),
@@ -128,6 +144,7 @@ export async function runSuite(
     ...(profile && { profile }),
     ...(pin && { pinning: pin.pinning }),
     ...(decision && { decision }),
+    ...(ownWork && { ownWork }),
     ...(amplification && { amplification }),
     ...(size && { size }),
     ...(memory && { memory }),

@@ -58,6 +58,12 @@ describe('the bench at a tiny size', () => {
     }
   });
 
+  it('times axios-backoff’s own functions alone, against the mock adapter called directly', () => {
+    expect(report.ownWork?.rounds).toBe(QUICK.ownWork.rounds);
+    expect(report.ownWork?.addedUs.n).toBe(QUICK.ownWork.rounds);
+    expect(report.ownWork?.bareUs.median).toBeGreaterThan(0);
+  });
+
   it('times each decision and parseRetryAfter case in ns', () => {
     const rows = report.decision?.rows ?? [];
     expect(rows.length).toBeGreaterThanOrEqual(10);
@@ -136,6 +142,9 @@ describe('the bench at a tiny size', () => {
       /axios-backoff: [+-][\d.]+ µs per successful request over bare axios, in-process/,
     );
     expect(markdown).toMatch(/the 3 µs of calibration work read as [+-][\d.]+ µs/);
+    // Measure 1d: axios-backoff's own functions, timed without axios around them.
+    expect(markdown).toMatch(/Of that, axios-backoff’s own functions take [+-][\d.]+ µs \(IQR /);
+    expect(markdown).toContain('### axios-backoff’s own functions, alone (1d)');
     expect(markdown).toMatch(/axios-backoff: [\d,]+ B per request parked in a retry wait/);
     expect(markdown).not.toContain('its in-process cost');
     // Issue 17's size targets, one line each.

@@ -66,11 +66,10 @@ function fieldsError(names: readonly string[]): TypeError {
 
 /** Whether ky's per-call copy has the method list `kyRetryOptions` gave the instance. */
 function ownMethods(methods: unknown, instance: readonly string[]): boolean {
-  return (
-    Array.isArray(methods) &&
-    methods.length === instance.length &&
-    methods.every((method, i) => method === instance[i])
-  );
+  if (!Array.isArray(methods) || methods.length !== instance.length) return false;
+  // A loop, not `every`: this runs for every call, and a callback would be a closure per call.
+  for (let i = 0; i < methods.length; i++) if (methods[i] !== instance[i]) return false;
+  return true;
 }
 
 /**

@@ -34,7 +34,7 @@ export interface SuiteSizes {
   readonly pin: boolean;
 }
 
-/** `pnpm bench`: about 3 to 6 minutes on the project's shared 2-core machine (pinned to one core, it shares it). */
+/** `pnpm bench`: about 8 minutes on the project's shared 2-core machine (pinned to one core, it shares it). */
 export const FULL: SuiteSizes = {
   overhead: { rounds: 10, requests: 1000, concurrency: 4, warmup: 2000, isolate: true, processes: 2 },
   overheadInProcess: {

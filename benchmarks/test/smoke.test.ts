@@ -177,18 +177,12 @@ describe('the overhead measure with each client in processes of its own (isolate
       isolate: true,
       processes: 2,
       fromSources: true,
-      variants: pick('axios', 'axios-backoff', 'axios-calibration', 'fetch', 'with-backoff'),
+      // Two clients of one family, two generations: four process starts, kept few (they run beside other tests).
+      variants: pick('axios', 'axios-backoff'),
     });
     expect(result.isolated).toBe(true);
     expect(result.processes).toBe(2);
-    // In the order of OVERHEAD_VARIANTS, the calibration control right after its family's A/A control.
-    expect(result.rows.map((row) => row.variant.id)).toEqual([
-      'axios',
-      'axios-calibration',
-      'axios-backoff',
-      'fetch',
-      'with-backoff',
-    ]);
+    expect(result.rows.map((row) => row.variant.id)).toEqual(['axios', 'axios-backoff']);
     for (const row of result.rows) {
       expect(row.cpuUs.n).toBe(3);
       expect(row.cpuUs.median).toBeGreaterThan(0);

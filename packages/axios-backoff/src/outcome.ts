@@ -3,6 +3,7 @@ import {
   classifyError,
   classifyNetworkFailure,
   type ErrorKind,
+  fetchRedirected,
   type HeadersLike,
   type Outcome,
 } from 'backoff-core';
@@ -68,6 +69,21 @@ function rejectedByStatus(status: number, config: InternalAxiosRequestConfig): b
 }
 
 /**
+ * Whether axios followed a redirect in the attempt that failed, by what its transport tells: the fetch adapter's
+ * `Request` carries its `redirect` mode; the http adapter's redirecting transport (follow-redirects) counts the
+ * redirects it followed; without it (`maxRedirects: 0`) Node's http follows none. `undefined`: it cannot tell.
+ */
+function redirected(error: unknown, config: InternalAxiosRequestConfig): boolean | undefined {
+  const request = field(error, 'request');
+  const mode = field(request, 'redirect');
+  if (typeof mode === 'string') return fetchRedirected(mode);
+  const count = field(request, '_redirectCount');
+  if (typeof count === 'number') return count > 0;
+  const browser = typeof XMLHttpRequest !== 'undefined' && request instanceof XMLHttpRequest;
+  return config.maxRedirects === 0 && !browser ? false : undefined;
+}
+
+/**
  * What an adapter rejection means to the core. A rejection for the response's status is a response outcome
  * (its status and headers decide); a failure of the transport, even one that arrives with a response (a body
  * cut mid-way), is an error of its kind. An aborted signal or cancelled token always makes it an abort.
@@ -81,5 +97,10 @@ export function errorOutcome(error: unknown, config: InternalAxiosRequestConfig)
   if (kind === 'unknown' && response !== undefined && rejectedByStatus(response.status, config)) {
     return responseOutcome(response);
   }
-  return { type: 'error', kind, error };
+  return {
+    type: 'error',
+    kind,
+    error,
+    redirected: kind === 'not-sent' ? redirected(error, config) : undefined,
+  };
 }

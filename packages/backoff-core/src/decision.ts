@@ -4,7 +4,7 @@ import type { BackoffResult, RetryEvent, ShouldRetryContext } from './events.js'
 import { type HeadersLike, headerGetter } from './headers.js';
 import { checkKey, generateIdempotencyKey, idempotencyKeyProblem } from './idempotency.js';
 import { type NetworkStatus, waitForNetwork } from './network.js';
-import { failedOnOwnDestination } from './not-sent.js';
+import { provesNotSent } from './not-sent.js';
 import type { ResolvedOptions } from './options.js';
 import type { Outcome } from './outcome.js';
 import type { RetryReason, StopReason } from './reasons.js';
@@ -194,8 +194,8 @@ export class RetryState {
       case 'network':
         return { retryable: true, reason: 'network-error' };
       case 'not-sent':
-        // Nothing left the client, unless a redirect or proxy took the request elsewhere first (R13).
-        return failedOnOwnDestination(outcome.error, this.url)
+        // Nothing left the client, unless a redirect took the request to a server first.
+        return provesNotSent(outcome.error, this.url, outcome.redirected)
           ? { retryable: true, reason: 'not-sent' }
           : { retryable: true, reason: 'network-error' };
       case 'timeout':

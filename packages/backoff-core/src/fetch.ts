@@ -1,4 +1,5 @@
 import { type Backoff, createBackoff } from './backoff.js';
+import { fetchRedirected } from './not-sent.js';
 import type { BackoffOptions } from './options.js';
 import { classifyError, type Outcome } from './outcome.js';
 import { attachResult } from './result.js';
@@ -80,6 +81,7 @@ export function withBackoff(fetchFn?: FetchLike, options?: BackoffOptions): Fetc
     }
     state.sent(sent);
     const signal = init?.signal ?? request?.signal;
+    const redirected = fetchRedirected(init?.redirect ?? request?.redirect);
 
     for (;;) {
       let response: Response | undefined;
@@ -88,7 +90,12 @@ export function withBackoff(fetchFn?: FetchLike, options?: BackoffOptions): Fetc
         response = await send(input, attemptInit);
         outcome = { type: 'response', status: response.status, headers: response.headers, response };
       } catch (error) {
-        outcome = { type: 'error', kind: signal?.aborted ? 'abort' : classifyError(error), error };
+        outcome = {
+          type: 'error',
+          kind: signal?.aborted ? 'abort' : classifyError(error),
+          error,
+          redirected,
+        };
       }
       let decision = state.decide(outcome, signal);
       if (decision instanceof Promise) {

@@ -42,6 +42,7 @@ export {
   type MeterLike,
 } from './metrics.js';
 export { browserNetworkStatus, type NetworkStatus } from './network.js';
+export { fetchRedirected } from './not-sent.js';
 export {
   type BackoffOptions,
   DEFAULT_METHODS,

@@ -49,30 +49,80 @@ const DEFAULT_PORTS: Readonly<Record<string, number>> = {
 };
 const IP_LITERAL = /^(?:\d{1,3}(?:\.\d{1,3}){3}|[\da-f:.]*:[\da-f:.]*)$/i;
 
+/** One destination an error names: a DNS error's `hostname`, a connect error's `address` and `port`. */
+interface NamedDestination {
+  hostname?: string;
+  address?: string;
+  port?: number;
+}
+
+function destinationsNamed(error: unknown): NamedDestination[] {
+  const named: NamedDestination[] = [];
+  for (const node of chain(error, true)) {
+    const hostname = field(node, 'hostname');
+    const address = field(node, 'address');
+    const port = field(node, 'port');
+    const destination: NamedDestination = {};
+    if (typeof hostname === 'string') destination.hostname = hostname.toLowerCase();
+    if (typeof address === 'string') destination.address = address.toLowerCase();
+    if (typeof port === 'number') destination.port = port;
+    if (Object.keys(destination).length > 0) named.push(destination);
+  }
+  return named;
+}
+
 /**
- * Whether the failed connection was the request's own: the host and port the system error names (a connect
- * error's `address` and `port`, a DNS error's `hostname`) are the request URL's. A client that followed a
- * redirect (a POST answered `303 See Other`, then a refused connection to the new location) or went through a
- * proxy fails on another destination: the request may have reached a server, so it is no "not sent".
- * A URL the core cannot parse, or an error that names no destination, gives nothing to compare.
+ * Whether a failure that happened before any connection (see `isNotSentCode`) proves that no attempt of the
+ * request reached a server, through any redirect. `redirected` is what the client can tell about this attempt:
+ * `false` when it followed no redirect (fetch's `redirect: 'manual'` or `'error'`, axios's `maxRedirects: 0`, a
+ * redirect count of 0), `true` when it followed one, `undefined` when it cannot tell (fetch's default
+ * `redirect: 'follow'`).
+ *
+ * - Followed a redirect: no proof, the first hop reached a server.
+ * - Followed none: proof, unless the error names a destination that is not the URL's (a proxy, say).
+ * - Cannot tell: proof only when the error names the URL's own destination: a DNS failure for its host name, or a
+ *   refused connect to its IP-literal host and port. An error that names nothing (undici's connect timeout) or
+ *   the address of a host name (which may or may not be what the name resolved to) proves nothing: fail closed.
+ *   One case stays: a redirect to the very address and port that just answered, refused a moment later, looks
+ *   the same as the first hop refused (the server would have to go down in between).
  */
-export function failedOnOwnDestination(error: unknown, url: string | undefined): boolean {
-  let target: URL;
+export function provesNotSent(
+  error: unknown,
+  url: string | undefined,
+  redirected: boolean | undefined,
+): boolean {
+  if (redirected === true) return false;
+  let target: URL | undefined;
   try {
     // No URL (`new URL(undefined)` throws too) or one that does not parse: nothing to compare.
     target = new URL(url as string);
   } catch {
-    return true;
+    target = undefined;
   }
+  if (target === undefined) return redirected === false;
   const host = target.hostname.replace(/^\[|\]$/g, '').toLowerCase();
   const port = target.port === '' ? DEFAULT_PORTS[target.protocol] : Number(target.port);
-  for (const node of chain(error, true)) {
-    const hostname = field(node, 'hostname');
-    if (typeof hostname === 'string' && hostname.toLowerCase() !== host) return false;
-    const errorPort = field(node, 'port');
-    if (typeof errorPort === 'number' && port !== undefined && errorPort !== port) return false;
-    const address = field(node, 'address');
-    if (typeof address === 'string' && IP_LITERAL.test(host) && address.toLowerCase() !== host) return false;
+  const ipLiteral = IP_LITERAL.test(host);
+  let provedOwn = false;
+  for (const destination of destinationsNamed(error)) {
+    if (destination.hostname !== undefined) {
+      if (destination.hostname !== host) return false;
+      provedOwn = true;
+    }
+    if (destination.port !== undefined && port !== undefined && destination.port !== port) return false;
+    if (destination.address !== undefined) {
+      if (!ipLiteral) continue;
+      if (destination.address !== host) return false;
+      provedOwn ||= destination.port !== undefined && destination.port === port;
+    }
   }
-  return true;
+  return redirected === false || provedOwn;
+}
+
+/**
+ * What a fetch request's `redirect` mode tells about an attempt that failed: with `'manual'` or `'error'` fetch
+ * follows no redirect (`false`); with `'follow'`, the default, a failure may belong to a later hop (`undefined`).
+ */
+export function fetchRedirected(mode: unknown): false | undefined {
+  return mode === 'manual' || mode === 'error' ? false : undefined;
 }

@@ -19,7 +19,17 @@ export type Outcome =
        */
       readonly response?: unknown;
     }
-  | { readonly type: 'error'; readonly kind: ErrorKind; readonly error: unknown };
+  | {
+      readonly type: 'error';
+      readonly kind: ErrorKind;
+      readonly error: unknown;
+      /**
+       * Whether the client followed a redirect in this attempt before it failed: `false` when it followed none
+       * (or follows none), `true` when it did, `undefined` when it cannot tell. A failure before any connection
+       * proves that nothing was sent only for the first hop (see `provesNotSent`).
+       */
+      readonly redirected?: boolean | undefined;
+    };
 
 // Connection-level failures that a new attempt can fix. Those that prove nothing was sent (ECONNREFUSED, DNS
 // failures, a failed connect) are 'not-sent' first (see not-sent.ts); these are the rest.

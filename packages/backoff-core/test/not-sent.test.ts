@@ -27,7 +27,7 @@ const decide = (error: unknown, request: RequestDescription = {}, options: Backo
     .start({ url: URL_, method: 'POST', ...request })
     .next(failed(error));
 
-describe('R13 classifyError: failures that prove nothing was sent', () => {
+describe('classifyError: failures that prove nothing was sent', () => {
   it.each<[string, unknown]>([
     ['a refused connect (fetch: the cause of "fetch failed")', fetchFailed(refused())],
     ['a DNS failure (ENOTFOUND)', notFound('api.test')],
@@ -71,7 +71,7 @@ describe('R13 classifyError: failures that prove nothing was sent', () => {
   });
 });
 
-describe('R13 decisions: a request that never left is retried for any method', () => {
+describe('decisions: a request that never left is retried for any method', () => {
   it.each(['POST', 'PATCH', 'LOCK'])('a keyless %s whose connection was refused', (method) => {
     expect(decide(fetchFailed(refused()), { method })).toMatchObject({ retry: true, reason: 'not-sent' });
   });
@@ -125,24 +125,64 @@ describe('R13 decisions: a request that never left is retried for any method', (
   });
 });
 
-describe('R13 a failure on another destination (a redirect, a proxy) may follow a request that was sent', () => {
+describe('the proof holds only for the first hop: a redirect may have delivered the request first', () => {
+  const decideAfter = (error: unknown, url: string, redirected: boolean | undefined, method = 'POST') =>
+    policy()
+      .start({ url, method })
+      .next({ type: 'error', kind: classifyError(error), error, redirected });
+
   it.each<[string, unknown, string]>([
     ['refused on another port', refused('127.0.0.1', 9090), URL_],
     ['refused on another IP address', refused('127.0.0.2', 8080), URL_],
     ['refused on the default port of another scheme', refused('127.0.0.1', 80), 'https://127.0.0.1/orders'],
     ['another host not found', fetchFailed(notFound('elsewhere.test')), 'http://api.test/orders'],
-  ])('%s: the method gate applies', (_label, error, url) => {
-    expect(decide(error, { url })).toMatchObject({ retry: false, reason: 'method-not-idempotent' });
-    expect(decide(error, { url, method: 'GET' })).toMatchObject({ retry: true, reason: 'network-error' });
+  ])('%s: the method gate applies, whatever the client knows', (_label, error, url) => {
+    for (const redirected of [undefined, false, true]) {
+      expect(decideAfter(error, url, redirected)).toMatchObject({
+        retry: false,
+        reason: 'method-not-idempotent',
+      });
+      expect(decideAfter(error, url, redirected, 'GET')).toMatchObject({
+        retry: true,
+        reason: 'network-error',
+      });
+    }
   });
 
   it.each<[string, unknown, string]>([
     ['the same IP and port', refused('127.0.0.1', 8080), URL_],
-    ['a host name (its address cannot be compared)', refused('10.0.0.7', 80), 'http://API.test/orders'],
     ['an IPv6 literal', refused('::1', 8080), 'http://[::1]:8080/orders'],
     ['the same host not found', notFound('api.test'), 'http://api.test/orders'],
+  ])('%s: not sent, unless the client followed a redirect', (_label, error, url) => {
+    expect(decideAfter(error, url, undefined)).toMatchObject({ retry: true, reason: 'not-sent' });
+    expect(decideAfter(error, url, false)).toMatchObject({ retry: true, reason: 'not-sent' });
+    expect(decideAfter(error, url, true)).toMatchObject({ retry: false, reason: 'method-not-idempotent' });
+  });
+
+  it.each<[string, unknown, string]>([
+    [
+      'refused at an address a host name may or may not resolve to',
+      refused('10.0.0.7', 80),
+      'http://API.test/orders',
+    ],
+    [
+      "undici's connect timeout, which names no destination",
+      fetchFailed(systemError('UND_ERR_CONNECT_TIMEOUT', {})),
+      URL_,
+    ],
+    [
+      'a refused connect that names no port',
+      systemError('ECONNREFUSED', { syscall: 'connect', address: '127.0.0.1' }),
+      URL_,
+    ],
     ['no URL to compare', refused('127.0.0.1', 1), 'not a url'],
-  ])('%s: not sent', (_label, error, url) => {
-    expect(decide(error, { url })).toMatchObject({ retry: true, reason: 'not-sent' });
+  ])('%s: no proof when a redirect cannot be ruled out (fail closed)', (_label, error, url) => {
+    expect(decideAfter(error, url, undefined)).toMatchObject({
+      retry: false,
+      reason: 'method-not-idempotent',
+    });
+    expect(decideAfter(error, url, undefined, 'GET')).toMatchObject({ retry: true, reason: 'network-error' });
+    // The client says it followed no redirect: the failure is the first hop's, and nothing left.
+    expect(decideAfter(error, url, false)).toMatchObject({ retry: true, reason: 'not-sent' });
   });
 });

@@ -3,6 +3,7 @@ import {
   type Backoff,
   type BackoffOptions,
   type Decision,
+  fetchRedirected,
   type Outcome,
   type RetryState,
 } from 'backoff-core';
@@ -188,7 +189,12 @@ export class KyCall {
     const timeout = hasKyErrorName(error, 'TimeoutError');
     const outcome: Outcome =
       response === undefined
-        ? { type: 'error', kind: errorKind(error, signal?.aborted === true && !timeout), error }
+        ? {
+            type: 'error',
+            kind: errorKind(error, signal?.aborted === true && !timeout),
+            error,
+            redirected: fetchRedirected(this.request?.redirect),
+          }
         : answered(response === this.#fetched ? (this.#readable ?? response) : response);
     this.#readable = undefined;
     // After ky's own timeout the attempt's signal is spent: an async shouldRetry is then awaited as it is.

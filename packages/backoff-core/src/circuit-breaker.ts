@@ -386,12 +386,10 @@ export class CircuitBreaker implements Watchable {
         const refused = this.admit(origin, at);
         if (refused !== undefined) {
           counter?.end(state, 'circuit-open');
-          throw attachResult(refused, {
-            attempts: 0,
-            totalDelay: 0,
-            reason: 'circuit-open',
-            serverDelay: undefined,
-          });
+          throw attachResult(
+            refused,
+            Object.freeze({ attempts: 0, totalDelay: 0, reason: 'circuit-open', serverDelay: undefined }),
+          );
         }
         return { origin, probe, failed: undefined, serverDelay: undefined, reported: false };
       },

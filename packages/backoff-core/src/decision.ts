@@ -162,14 +162,15 @@ export class RetryState {
     return this.#totalDelay;
   }
 
-  /** Attempts, total wait and the last reason: what the caller's response or error carries. */
+  /** Attempts, total wait and the last reason: what the caller's response or error carries (frozen). */
   result(): BackoffResult {
-    return {
+    // Frozen like the shared first-try result, so that no caller can tell the two apart by mutating one.
+    return Object.freeze({
       attempts: this.#attempts,
       totalDelay: this.#totalDelay,
       reason: this.#last?.reason ?? 'success',
       serverDelay: this.#last?.serverDelay,
-    };
+    });
   }
 
   /** The default verdict on an outcome, before `shouldRetry`. */

@@ -193,6 +193,24 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       expect(settled.result).toMatchObject({ attempts: 3, totalDelay: 1500, reason: 'retries-exhausted' });
     });
 
+    it('every result the caller reads is frozen: first-try successes, keyed POSTs, deadlines, retries, failures', async () => {
+      api.script('/plain', [200]);
+      api.script('/keyed', [201]);
+      api.script('/timed', [200]);
+      api.script('/retried', [503, 200]);
+      api.script('/failed', [404]);
+      const keyed = { 'Idempotency-Key': '"order-1"' };
+      const results = [
+        await client().send({ method: 'GET', path: '/plain' }),
+        await client().send({ method: 'POST', path: '/keyed', headers: keyed, json: { n: 1 } }),
+        await client({ deadline: 10_000 }).send({ method: 'GET', path: '/timed' }),
+        await client().send({ method: 'GET', path: '/retried' }),
+        await client().send({ method: 'GET', path: '/failed' }),
+      ].map((settled) => settled.result);
+      expect(results.map((result) => result?.attempts)).toEqual([1, 1, 1, 2, 1]);
+      for (const result of results) expect(Object.isFrozen(result)).toBe(true);
+    });
+
     it('R2: PUT and DELETE are retried without a key; PATCH is not', async () => {
       const put = api.script('/put', [503, 200]);
       expect(await client().send({ method: 'PUT', path: '/put', json: { n: 1 } })).toMatchObject({

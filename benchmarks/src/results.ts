@@ -3,11 +3,9 @@ import { type DecisionResult, decisionTable } from './decision.js';
 import { memoryTable } from './memory.js';
 import { KY_TARGETS, type OverheadResult, type OverheadRow } from './overhead.js';
 import { memoryVerdicts, overheadSection, overheadVerdicts } from './results-overhead.js';
-import { ruleFloorTables } from './rule-floor.js';
 import { moduleTable, type SizeResult, sizeTable } from './size.js';
 import type { BenchReport } from './suite.js';
 import { fixed, ratio } from './table.js';
-import { UNUSED_COST_TARGET_BYTES, unusedCostTable } from './unused-cost.js';
 
 const row = (result: OverheadResult | undefined, id: string): OverheadRow | undefined =>
   result?.rows.find((candidate) => candidate.variant.id === id);
@@ -60,20 +58,6 @@ function sizeSection(size: SizeResult): string {
     '',
     `size-limit: ${size.sizeLimitPassed === undefined ? 'not run' : size.sizeLimitPassed ? 'every budget passed' : 'a budget FAILED'}.`,
     '',
-    'What the circuit breaker and the metrics cost a user who does not use them (issue 15: at most ' +
-      `${UNUSED_COST_TARGET_BYTES} B min+gzip per adapter bundle): each bundle built again with their support cut ` +
-      'out of the sources (`benchmarks/src/unused-cost.ts`; `pnpm --filter @backoff/benchmarks unused-cost`):',
-    '',
-    unusedCostTable(size.unused),
-    '',
-    'The floor of this design (issue 17): each targeted bundle built again with the core’s rule modules replaced ' +
-      'by empty stubs, leaving the adapter’s own code and the retry engine (RetryState, the delay, the wait, header ' +
-      'access); then each rule module stubbed alone, what it costs the bundle (`benchmarks/src/rule-floor.ts`; ' +
-      '`pnpm --filter @backoff/benchmarks rule-floor`). A floor above the target means the target cannot be met by ' +
-      'how the rules are written, only by leaving rules out:',
-    '',
-    ruleFloorTables(size.floor),
-    '',
     'Where the bytes are (esbuild metafile, `bytesInOutput` per module, minified):',
     '',
     moduleTable(size),
@@ -83,16 +67,6 @@ function sizeSection(size: SizeResult): string {
     '',
     ...ideas,
   ].join('\n');
-}
-
-/** The design's floor for a targeted bundle, when it is measured (src/rule-floor.ts). */
-function floorNote(size: SizeResult, name: string): string {
-  const row = size.floor.find((r) => r.name === name);
-  if (row === undefined) return '';
-  return (
-    ` With every rule module of the core stubbed out it would still be ${fixed(row.floor)} B, ` +
-    `${row.floor > row.target ? 'above' : 'within'} the target (measure 4).`
-  );
 }
 
 function sizeVerdicts(size: SizeResult | undefined): string[] {
@@ -110,8 +84,7 @@ function sizeVerdicts(size: SizeResult | undefined): string[] {
         (met || alone === undefined
           ? ''
           : ` The whole core is ${fixed(core?.gzipBytes ?? 0)} B and the adapter's own code alone (core external) ` +
-            `${fixed(alone.gzipBytes)} B; see measure 4 for where the bytes are and what could go.`) +
-        floorNote(size, entry.name),
+            `${fixed(alone.gzipBytes)} B; see measure 4 for where the bytes are and what could go.`),
     ];
   });
 }

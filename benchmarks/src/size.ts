@@ -1,10 +1,8 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { bundle, gzipSize } from './bundle.js';
-import { type RuleFloorRow, runRuleFloor } from './rule-floor.js';
 import { SIZE_ENTRIES, type SizeEntry } from './size-entries.js';
 import { fixed, markdownTable, percent } from './table.js';
-import { runUnusedCost, type UnusedCostRow } from './unused-cost.js';
 
 const BENCH_DIR = fileURLToPath(new URL('..', import.meta.url));
 
@@ -28,10 +26,6 @@ export interface SizeResult {
   readonly rows: readonly SizeRow[];
   /** Whether `size-limit` passed every budget (undefined when it was not run). */
   readonly sizeLimitPassed: boolean | undefined;
-  /** What the circuit breaker and metrics cost the adapter-only bundles when unused (src/unused-cost.ts). */
-  readonly unused: readonly UnusedCostRow[];
-  /** The targeted bundles with the core's rule modules stubbed out: the floor of the design (src/rule-floor.ts). */
-  readonly floor: readonly RuleFloorRow[];
   readonly esbuildVersion: string;
   readonly seconds: number;
 }
@@ -101,8 +95,6 @@ export interface SizeOptions {
 export async function runSize(options: SizeOptions = {}): Promise<SizeResult> {
   const started = performance.now();
   const measured = await Promise.all(SIZE_ENTRIES.map(measure));
-  const unused = await runUnusedCost();
-  const floor = await runRuleFloor();
   const limits = options.sizeLimit === false ? undefined : await runSizeLimit();
   const rows = measured.map((row) => ({
     ...row,
@@ -112,8 +104,6 @@ export async function runSize(options: SizeOptions = {}): Promise<SizeResult> {
   return {
     rows,
     sizeLimitPassed: limits?.passed,
-    unused,
-    floor,
     esbuildVersion: version,
     seconds: (performance.now() - started) / 1000,
   };

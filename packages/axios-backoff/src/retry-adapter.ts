@@ -7,13 +7,9 @@ import axios, {
 import {
   type Backoff,
   type BackoffResult,
-  type Decision,
-  firstSuccess,
   getBackoffResult,
-  type Outcome,
-  type RetryDecision,
   type RetryState,
-  startsLate,
+  sendAttempts,
 } from 'backoff-core';
 import { type AdapterSetting, resolveAdapter } from './axios-compat.js';
 import { discardResponse, isReplayable } from './body.js';
@@ -57,164 +53,66 @@ function rejectBadOverride(backoff: unknown): never {
 }
 
 /**
- * How a step of the core that may wait (an async `shouldRetry`, `onRetry`, the backoff wait) ends the call when it
- * rejects. Cancelled meanwhile, as axios rejects a request cancelled before it is sent; an open circuit (the retry
- * was refused after its wait) as axios reports a failure; any other rejection (`shouldRetry` or `onRetry`
- * failing) as it is.
+ * One logical request: send through the real adapter, ask the core, wait, send again (the core's attempt loop).
+ * It runs where axios calls its adapter, after the request interceptors and `transformRequest` and before
+ * `transformResponse` and the response interceptors, so each of those runs once per logical request and every
+ * attempt sends the very same config: the same serialized body, the same headers (Content-Length included), the
+ * same Idempotency-Key.
  */
-function stopped(config: InternalAxiosRequestConfig, state: RetryState, reason: unknown): unknown {
-  return withResult(cancellation(config) ?? circuitOpen(reason, config), state.result());
-}
-
-/**
- * One logical request: send through the real adapter, ask the core, wait, send again. It runs where axios
- * calls its adapter, after the request interceptors and `transformRequest` and before `transformResponse` and
- * the response interceptors, so each of those runs once per logical request and every attempt sends the very
- * same config: the same serialized body, the same headers (Content-Length included), the same Idempotency-Key.
- * Not async itself: the setup throws as a rejection, and the attempts run in `attempt` / `retryAfter`.
- */
-function sendWithRetries(
+async function sendWithRetries(
   config: InternalAxiosRequestConfig,
   setting: AdapterSetting,
   installation: Installation,
 ): Promise<AxiosResponse> {
-  let adapter: AxiosAdapter;
-  let policy: Backoff;
-  let state: RetryState | undefined;
+  // axios has already resolved the adapter it calls (this one): the config goes back to the caller's own
+  // setting, so `response.config.adapter` / `error.config.adapter` show what they set, and a re-sent config
+  // works as the first. A list is copied, as axios's config merge gives every request its own.
+  if (setting === undefined) delete config.adapter;
+  else config.adapter = Array.isArray(setting) ? [...setting] : setting;
+  // Resolved as dispatchRequest resolves it, so names ('http', 'fetch', lists) and custom adapters all work; a
+  // function is its own resolution.
+  const adapter =
+    typeof setting === 'function' ? setting : resolveAdapter(setting ?? axios.defaults.adapter, config);
+  const { backoff } = config;
+  if (!installation.active || backoff === false) return adapter(config);
+  if (backoff !== undefined && (typeof backoff !== 'object' || backoff === null)) rejectBadOverride(backoff);
+  const policy = backoff === undefined ? installation.policy : installation.policy.extend(backoff);
+  let call: RetryState;
   try {
-    // axios has already resolved the adapter it calls (this one): the config goes back to the caller's own
-    // setting, so `response.config.adapter` / `error.config.adapter` show what they set, and a re-sent config
-    // works as the first. A list is copied, as axios's config merge gives every request its own.
-    if (setting === undefined) delete config.adapter;
-    else config.adapter = Array.isArray(setting) ? [...setting] : setting;
-    // Resolved as dispatchRequest resolves it, so names ('http', 'fetch', lists) and custom adapters all work; a
-    // function is its own resolution.
-    adapter =
-      typeof setting === 'function' ? setting : resolveAdapter(setting ?? axios.defaults.adapter, config);
-    const { backoff } = config;
-    if (!installation.active || backoff === false) return adapter(config);
-    if (backoff !== undefined && (typeof backoff !== 'object' || backoff === null))
-      rejectBadOverride(backoff);
-    policy = backoff === undefined ? installation.policy : installation.policy.extend(backoff);
-    // The common request (a GET with nothing to track) is sent at once: its state is started only if its first
-    // attempt is no success. Building one for every request was the largest part of axios-backoff's own work
-    // per request (issue 17).
-    // The key header is looked for here (see ownHeader), and the core is told of no headers when there is none;
-    // only once the policy allows a late start: a request that takes a state anyway (a POST) has its headers
-    // read by the state, not twice.
-    const late =
-      startsLate(policy, { method: config.method }) &&
-      ownHeader(config.headers, policy.options.idempotencyKeyHeader) === undefined;
-    if (!late) state = start(config, policy);
+    call = policy.start(
+      {
+        method: config.method,
+        url: requestUrl(config),
+        headers: config.headers,
+        replayable: isReplayable(config.data),
+      },
+      // A header the caller set to `false` (axios's "never send it") is kept as it is: no key goes out.
+      (name, key) => config.headers.set(name, key),
+    );
   } catch (error) {
-    return Promise.reject(circuitOpen(error, config));
+    throw circuitOpen(error, config);
   }
-  return attempt(adapter, config, policy, state);
-}
-
-/**
- * A header of the request, in any case. AxiosHeaders keeps each header as an own property: its keys are compared
- * by length first, so a GET's handful costs next to nothing (its `get` normalises the name and lower-cases every
- * key per call).
- */
-function ownHeader(headers: object, name: string): unknown {
-  const lower = name.toLowerCase();
-  for (const key of Object.keys(headers)) {
-    if (key.length === lower.length && key.toLowerCase() === lower)
-      return (headers as Record<string, unknown>)[key];
-  }
-  return undefined;
-}
-
-/** The request's retry state, and its Idempotency-Key on the config when the core generated one. */
-function start(config: InternalAxiosRequestConfig, policy: Backoff): RetryState {
-  const state = policy.start({
-    method: config.method,
-    url: requestUrl(config),
-    headers: config.headers,
-    replayable: isReplayable(config.data),
+  // The request's signal and cancel token as one AbortSignal for the core's waits, bridged only when needed.
+  let bridge: ReturnType<typeof waitSignal> | undefined;
+  return sendAttempts<AxiosResponse>(call, {
+    send: () => adapter(config),
+    outcome: (settled) => (settled.ok ? responseOutcome(settled.value) : errorOutcome(settled.error, config)),
+    signal: () => {
+      bridge ??= waitSignal(config);
+      return bridge.signal;
+    },
+    discard: (settled) =>
+      discardResponse(settled.ok ? settled.value : rejectedResponse(settled.error), config.responseType),
+    // Cancelled meanwhile, as axios rejects a request cancelled before it is sent; an open circuit (the retry was
+    // refused after its wait) as axios reports a failure; any other rejection (`shouldRetry` or `onRetry`
+    // failing) as it is.
+    interrupted: (reason) => cancellation(config) ?? circuitOpen(reason, config),
+    finish(settled, result) {
+      bridge?.release();
+      if (settled.ok) return withResult(settled.value, result);
+      throw withResult(settled.error, result);
+    },
   });
-  if (state.idempotencyKey !== undefined) {
-    // Only when the user opted in (R10): a new header can turn a simple CORS request into a preflighted one.
-    // A header the caller set to `false` (axios's "never send it") is kept as it is: no key goes out.
-    config.headers.set(policy.options.idempotencyKeyHeader, state.idempotencyKey);
-  }
-  // What axios will send is what the headers hold now: the core reads the key back from them, not from its own
-  // record of the key it generated.
-  state.sent(config.headers);
-  return state;
-}
-
-/**
- * One attempt and its decision: the caller's response or error, or the wait and the next attempt. Without a
- * `state` (a request the core let start late, `startsLate`), a success ends the call with the shared one-attempt
- * result, and anything else is decided by a state started for it then, as if it had been started before sending.
- */
-async function attempt(
-  adapter: AxiosAdapter,
-  config: InternalAxiosRequestConfig,
-  policy: Backoff,
-  state: RetryState | undefined,
-): Promise<AxiosResponse> {
-  let response: AxiosResponse | undefined;
-  let failure: { error: unknown } | undefined;
-  let outcome: Outcome;
-  try {
-    response = await adapter(config);
-    const result = state === undefined ? firstSuccess(policy, response.status) : undefined;
-    if (result !== undefined) return withResult(response, result);
-    outcome = responseOutcome(response);
-  } catch (error) {
-    failure = { error };
-    outcome = errorOutcome(error, config);
-  }
-  state ??= start(config, policy);
-  let decision: Decision;
-  if (policy.options.shouldRetry === undefined) {
-    // Without shouldRetry the decision is made at once: no signal bridge, no await on the success path.
-    decision = state.decide(outcome) as Decision;
-  } else {
-    const { signal, release } = waitSignal(config);
-    try {
-      decision = await state.decide(outcome, signal);
-    } catch (reason) {
-      throw stopped(config, state, reason);
-    } finally {
-      release();
-    }
-  }
-  if (!decision.retry) {
-    if (failure !== undefined) throw withResult(failure.error, state.result());
-    return withResult(response as AxiosResponse, state.result());
-  }
-  discardResponse(response ?? rejectedResponse(failure?.error), config.responseType);
-  // Returned, not awaited: this frame ends here with all it held of the failed attempt (its response and error,
-  // in variables and temporaries alike), so a request parked in its wait holds only its config and its state.
-  return retryAfter(decision, adapter, config, policy, state);
-}
-
-/**
- * The wait before the next attempt, under the request's `signal` and `cancelToken` (bridged into one signal). A
- * promise chain rather than an async function: a request parked here holds two small closures, no frame.
- */
-function retryAfter(
-  decision: RetryDecision,
-  adapter: AxiosAdapter,
-  config: InternalAxiosRequestConfig,
-  policy: Backoff,
-  state: RetryState,
-): Promise<AxiosResponse> {
-  const { signal, release } = waitSignal(config);
-  return state.wait(decision, signal).then(
-    () => {
-      release();
-      return attempt(adapter, config, policy, state);
-    },
-    (reason: unknown) => {
-      release();
-      throw stopped(config, state, reason);
-    },
-  );
 }
 
 /**

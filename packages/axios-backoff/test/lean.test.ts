@@ -131,20 +131,21 @@ describe('issue 17: a request that succeeds at once', () => {
     return { instance, remove, start };
   }
 
-  it('starts no retry state, and still carries its result (non-enumerable) and credits the budget', async () => {
+  it('carries its result (non-enumerable, shared and frozen) and credits the budget', async () => {
     const budget = new RetryBudget();
-    const { instance, start } = installed(answering(200), { budget });
+    const { instance } = installed(answering(200), { budget });
     const response = await instance.get('/items');
-    expect(start).not.toHaveBeenCalled();
+    expect(response.backoff).toBe((await instance.get('/other')).backoff);
+    expect(Object.isFrozen(response.backoff)).toBe(true);
     const expected = { attempts: 1, totalDelay: 0, reason: 'success', serverDelay: undefined };
     expect(response.backoff).toEqual(expected);
     expect(getBackoffResult(response)).toEqual(expected);
     expect(Object.keys(response)).not.toContain('backoff');
     expect(JSON.stringify({ ...response, config: undefined, request: undefined })).not.toContain('attempts');
-    expect(budget.snapshot().successes).toBe(1);
+    expect(budget.snapshot().successes).toBe(2);
   });
 
-  it('a first attempt that fails is decided by a state started for it, as before', async () => {
+  it('a first attempt that fails is decided by the state started for the request', async () => {
     const adapter = answering(503, 200);
     const { instance, start } = installed(adapter, { budget: false });
     const response = await instance.get('/items');

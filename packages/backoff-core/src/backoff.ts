@@ -1,5 +1,6 @@
 import type { RetryBudget } from './budget.js';
 import { type RequestDescription, RetryState } from './decision.js';
+import type { HeadersLike } from './headers.js';
 import type { BackoffOptions, ResolvedOptions } from './options.js';
 import { resolveBudget, resolveOptions } from './validate.js';
 
@@ -9,16 +10,22 @@ export interface Backoff {
   /** The budget shared by every request of this policy, or `undefined` when budgets are off. */
   readonly budget: RetryBudget | undefined;
   /**
-   * Starts the retry state of one logical request. Throws a `CircuitOpenError` when the request's origin has an
-   * open circuit (only with `circuitBreaker`): the call must fail with it, nothing sent.
+   * Starts the retry state of one logical request. When the core generates an Idempotency-Key for it
+   * (`idempotencyKey`), `stamp(name, key)` puts the key on the outgoing request and returns the headers as they
+   * will be sent: the core reads the key back from them, so a client that drops the header never makes it
+   * believe a key is there. Throws a `CircuitOpenError` when the request's origin has an open circuit (only with
+   * `circuitBreaker`): the call must fail with it, nothing sent.
    */
-  start(request?: RequestDescription): RetryState;
+  start(request?: RequestDescription, stamp?: Stamp): RetryState;
   /**
    * The same policy with some options replaced (a per-request override). The budget stays shared unless
    * `overrides.budget` replaces it. Throws like `createBackoff` on bad options.
    */
   extend(overrides?: BackoffOptions): Backoff;
 }
+
+/** Puts the generated Idempotency-Key on the outgoing request; returns the headers as they will be sent. */
+export type Stamp = (name: string, key: string) => HeadersLike | undefined | null;
 
 function make(options: ResolvedOptions, budget: RetryBudget | undefined): Backoff {
   // With a circuit breaker (which passes calls on to the metrics) or metrics, their retry state that reports to
@@ -27,7 +34,16 @@ function make(options: ResolvedOptions, budget: RetryBudget | undefined): Backof
   const policy: Backoff = {
     options,
     budget,
-    start: (request) => new State(options, budget, request),
+    start: (request, stamp) => {
+      const state = new State(options, budget, request);
+      const key = state.idempotencyKey;
+      state.sent(
+        key !== undefined && stamp !== undefined
+          ? stamp(options.idempotencyKeyHeader, key)
+          : request?.headers,
+      );
+      return state;
+    },
     extend: (overrides) => {
       if (overrides === undefined) return policy;
       const next = resolveOptions(overrides, options);

@@ -50,6 +50,14 @@ export type Decision = RetryDecision | StopDecision;
 
 type Verdict = { retryable: true; reason: RetryReason } | { retryable: false; reason: StopReason };
 
+/** The result of every call that succeeded at its first attempt, the most common one: one frozen object. */
+const FIRST_TRY: BackoffResult = Object.freeze({
+  attempts: 1,
+  totalDelay: 0,
+  reason: 'success',
+  serverDelay: undefined,
+});
+
 /** `shouldRetry`'s answer laid over the default verdict: only `true` and `false` change it. */
 function overridden(verdict: Verdict, override: unknown): Verdict {
   if (override === true && !verdict.retryable) return { retryable: true, reason: 'should-retry' };
@@ -57,12 +65,6 @@ function overridden(verdict: Verdict, override: unknown): Verdict {
   return verdict;
 }
 
-/**
- * The retry state of one logical request: report the outgoing headers with `sent(headers)`, call `next(outcome)`
- * (or `decide(outcome, signal)`, which also awaits an async `shouldRetry`) after each attempt, and
- * `wait(decision)` before re-sending when it says to retry. Holds the attempt count, the total wait and the
- * generated Idempotency-Key.
- */
 /**
  * The server's explicit word on a failed answer (R12: `x-should-retry`, `Stripe-Should-Retry`) when the policy reads
  * it, else `undefined`; an answer below 400 is a success whatever it says. Shared with the breaker's watch
@@ -75,6 +77,14 @@ export function serverSaid(
   return outcome.status >= 400 && options.shouldRetryHeaders ? serverShouldRetry(outcome.headers) : undefined;
 }
 
+/**
+ * The call object of one logical request, what every adapter drives (`policy.start(request, stamp)` makes it):
+ * tell it each attempt's outcome with `decide(outcome, signal)` (at once unless `shouldRetry` returns a Promise),
+ * and before re-sending either let it wait (`wait(decision, signal)`) or, when the client waits itself, tell it
+ * (`announce`). `sendAttempts` runs that loop for a client whose adapter sends every attempt. It holds the attempt
+ * count, the total wait and the generated Idempotency-Key; `result()` is what the caller's response or error
+ * carries.
+ */
 export class RetryState {
   readonly #options: ResolvedOptions;
   readonly #budget: RetryGate | undefined;
@@ -164,7 +174,9 @@ export class RetryState {
 
   /** Attempts, total wait and the last reason: what the caller's response or error carries (frozen). */
   result(): BackoffResult {
-    // Frozen like the shared first-try result, so that no caller can tell the two apart by mutating one.
+    const last = this.#last;
+    if (this.#attempts === 1 && last?.reason === 'success' && last.serverDelay === undefined)
+      return FIRST_TRY;
     return Object.freeze({
       attempts: this.#attempts,
       totalDelay: this.#totalDelay,

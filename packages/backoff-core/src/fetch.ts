@@ -1,7 +1,8 @@
+import { sendAttempts } from './attempts.js';
 import { type Backoff, createBackoff } from './backoff.js';
 import { fetchRedirected } from './not-sent.js';
 import type { BackoffOptions } from './options.js';
-import { classifyError, type Outcome } from './outcome.js';
+import { classifyError } from './outcome.js';
 import { attachResult } from './result.js';
 
 /**
@@ -49,79 +50,66 @@ export function withBackoff(fetchFn?: FetchLike, options?: BackoffOptions): Fetc
   if (fetchFn !== undefined && typeof fetchFn !== 'function') {
     throw new TypeError('Expected `fetch` to be a function.');
   }
-  const policy = createBackoff(options);
+  const wrapped = createBackoff(options);
   // Looked up per call (not captured), so a fetch mocked after wrapping is still used.
   const send: FetchLike = fetchFn ?? ((input, init) => globalThis.fetch(input, init));
 
   const fetchWithBackoff = async (input: FetchInput, options?: BackoffRequestInit): Promise<Response> => {
     let init: RequestInit | undefined = options;
-    let call = policy;
+    let policy = wrapped;
     if (options !== undefined && 'backoff' in options) {
       const { backoff, ...rest } = options;
       if (backoff === false) return send(input, rest);
       init = rest;
-      call = policy.extend(backoff);
+      policy = wrapped.extend(backoff);
     }
     const request = typeof Request !== 'undefined' && input instanceof Request ? input : undefined;
     // The headers fetch will send, built as fetch builds them (init's replace the Request's).
     const headers = init?.headers ?? request?.headers;
-    let sent = headers === undefined ? undefined : new Headers(headers);
-    const state = call.start({
-      method: init?.method ?? request?.method,
-      url: urlOf(input),
-      headers: sent,
-      replayable: init?.body === undefined ? !request?.body : replayable(init.body),
-    });
     let attemptInit = init;
-    if (state.idempotencyKey !== undefined) {
-      // Only when the user opted in (R10): a new header can turn a simple CORS request into a preflighted one.
-      sent = new Headers(headers);
-      sent.set(call.options.idempotencyKeyHeader, state.idempotencyKey);
-      attemptInit = { ...init, headers: sent };
-    }
-    state.sent(sent);
-    const signal = init?.signal ?? request?.signal;
+    const call = policy.start(
+      {
+        method: init?.method ?? request?.method,
+        url: urlOf(input),
+        headers: headers === undefined ? undefined : new Headers(headers),
+        replayable: init?.body === undefined ? !request?.body : replayable(init.body),
+      },
+      // Only when the user opted in: a new header can turn a simple CORS request into a preflighted one.
+      (name, key) => {
+        const sent = new Headers(headers);
+        sent.set(name, key);
+        attemptInit = { ...init, headers: sent };
+        return sent;
+      },
+    );
+    const signal = init?.signal ?? request?.signal ?? undefined;
     const redirected = fetchRedirected(init?.redirect ?? request?.redirect);
-
-    for (;;) {
-      let response: Response | undefined;
-      let outcome: Outcome | undefined;
-      try {
-        response = await send(input, attemptInit);
-        outcome = { type: 'response', status: response.status, headers: response.headers, response };
-      } catch (error) {
-        outcome = {
-          type: 'error',
-          kind: signal?.aborted ? 'abort' : classifyError(error),
-          error,
-          redirected,
-        };
-      }
-      let decision = state.decide(outcome, signal);
-      if (decision instanceof Promise) {
-        try {
-          decision = await decision;
-        } catch (reason) {
-          // Aborted while an async shouldRetry ran, or it rejected: the call ends with that.
-          response?.body?.cancel().catch(() => {});
-          throw attachResult(reason, state.result());
-        }
-      }
-      if (!decision.retry) {
-        if (outcome.type === 'error') throw attachResult(outcome.error, state.result());
-        return attachResult(response as Response, state.result());
-      }
-      // Free the failed response's connection; its body is never read.
-      response?.body?.cancel().catch(() => {});
-      // Nothing of the failed attempt is held while the request waits (issue 17).
-      response = undefined;
-      outcome = undefined;
-      try {
-        await state.wait(decision, signal);
-      } catch (reason) {
-        throw attachResult(reason, state.result());
-      }
-    }
+    return sendAttempts<Response>(call, {
+      send: () => send(input, attemptInit),
+      outcome: (settled) =>
+        settled.ok
+          ? {
+              type: 'response',
+              status: settled.value.status,
+              headers: settled.value.headers,
+              response: settled.value,
+            }
+          : {
+              type: 'error',
+              kind: signal?.aborted ? 'abort' : classifyError(settled.error),
+              error: settled.error,
+              redirected,
+            },
+      signal: () => signal,
+      // Frees the failed response's connection; its body is never read.
+      discard: (settled) => {
+        if (settled.ok) settled.value.body?.cancel().catch(() => {});
+      },
+      finish(settled, result) {
+        if (settled.ok) return attachResult(settled.value, result);
+        throw attachResult(settled.error, result);
+      },
+    });
   };
-  return Object.assign(fetchWithBackoff, { backoff: policy });
+  return Object.assign(fetchWithBackoff, { backoff: wrapped });
 }

@@ -1,4 +1,5 @@
-export { type Backoff, createBackoff } from './backoff.js';
+export { type Attempts, type Settled, sendAttempts } from './attempts.js';
+export { type Backoff, createBackoff, type Stamp } from './backoff.js';
 export {
   isRetryBudget,
   RetryBudget,
@@ -32,7 +33,6 @@ export {
 } from './delay.js';
 export type { BackoffResult, RetryEvent, ShouldRetryContext } from './events.js';
 export { type BackoffRequestInit, type FetchLike, type FetchWithBackoff, withBackoff } from './fetch.js';
-export { firstSuccess, startsLate } from './first-try.js';
 export { type HeaderGetter, type HeadersLike, headerGetter } from './headers.js';
 export { parseHttpDate } from './http-date.js';
 export {

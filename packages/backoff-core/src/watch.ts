@@ -183,7 +183,7 @@ class WatchedRetryState extends RetryState {
 
   override result(): BackoffResult {
     const result = super.result();
-    return this.#gate?.refused ? { ...result, reason: 'circuit-open' } : result;
+    return this.#gate?.refused ? Object.freeze({ ...result, reason: 'circuit-open' }) : result;
   }
 
   override wait(decision: RetryDecision, signal?: AbortSignal | null): Promise<void> {

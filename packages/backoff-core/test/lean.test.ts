@@ -1,14 +1,5 @@
 import { collected, VirtualClock } from '@backoff/test-utils';
-import {
-  BackoffMetrics,
-  CircuitBreaker,
-  createBackoff,
-  firstSuccess,
-  type HeadersLike,
-  RetryBudget,
-  startsLate,
-  withBackoff,
-} from 'backoff-core';
+import { createBackoff, type HeadersLike, RetryBudget, withBackoff } from 'backoff-core';
 import { describe, expect, it, vi } from 'vitest';
 
 // Issue 17: no work a request does not need on its success path, and nothing of a failed attempt held while a
@@ -64,54 +55,18 @@ describe('issue 17: a success path without needless work', () => {
   });
 });
 
-describe('issue 17: a request that succeeds at once needs no retry state', () => {
-  it('startsLate: an idempotent method without a key of its own, under a policy that tracks nothing in flight', () => {
-    const policy = createBackoff({ budget: false });
-    expect(startsLate(policy, { method: 'get' })).toBe(true);
-    expect(startsLate(policy, {})).toBe(true);
-    expect(startsLate(policy, { method: 'HEAD', headers: { Accept: 'text/plain' } })).toBe(true);
-    // A key is generated for (or checked on) a non-idempotent request before it is sent.
-    expect(startsLate(policy, { method: 'POST' })).toBe(false);
-    // A caller's key is checked before sending, whatever the method (and it makes a 409 retryable).
-    expect(startsLate(policy, { method: 'GET', headers: { 'idempotency-key': 'k-1' } })).toBe(false);
-    expect(startsLate(policy, { method: 'GET', headers: { 'idempotency-key': '' } })).toBe(false);
-    expect(
-      startsLate(createBackoff({ idempotencyKeyHeader: 'X-Key', budget: false }), {
-        method: 'GET',
-        headers: { 'x-key': 'k' },
-      }),
-    ).toBe(false);
-    expect(startsLate(createBackoff({ methods: ['POST'], budget: false }), { method: 'post' })).toBe(true);
-    // Each of these acts before or during the first attempt: the state must exist from the start.
-    expect(startsLate(createBackoff({ deadline: 1000 }), { method: 'GET' })).toBe(false);
-    expect(startsLate(createBackoff({ shouldRetry: () => undefined }), { method: 'GET' })).toBe(false);
-    expect(startsLate(createBackoff({ circuitBreaker: new CircuitBreaker() }), { method: 'GET' })).toBe(
-      false,
-    );
-    expect(startsLate(createBackoff({ metrics: new BackoffMetrics() }), { method: 'GET' })).toBe(false);
-    // A per-request override decides for itself.
-    expect(startsLate(policy.extend({ deadline: 1000 }), { method: 'GET' })).toBe(false);
-    expect(startsLate(policy.extend({ retries: 1 }), { method: 'GET' })).toBe(true);
-  });
-
-  it('firstSuccess: the verdict a state gives a first response below 400, the budget credited, one shared result', () => {
+describe('a request that succeeds at once', () => {
+  it('credits the budget and carries one shared, frozen result', () => {
     const budget = new RetryBudget();
     const policy = createBackoff({ budget });
-    const result = firstSuccess(policy, 200);
-    expect(result).toEqual({ attempts: 1, totalDelay: 0, reason: 'success', serverDelay: undefined });
-    expect(budget.snapshot().successes).toBe(1);
-    // The very result a state gives such a call.
-    const state = createBackoff({ budget: false }).start({ method: 'GET' });
-    state.next({ type: 'response', status: 200 });
-    expect(result).toEqual(state.result());
-    // Shared by every such call, so frozen.
-    expect(firstSuccess(policy, 304)).toBe(result);
-    expect(Object.isFrozen(result)).toBe(true);
-    // Anything else is decided by a state: nothing credited.
-    for (const status of [400, 409, 429, 503, Number.NaN, undefined, 'x']) {
-      expect(firstSuccess(policy, status)).toBeUndefined();
-    }
-    expect(firstSuccess(createBackoff({ statusCodes: [200, 503] }), 200)).toBeUndefined();
+    const results = [200, 304].map((status) => {
+      const state = policy.start({ method: 'GET' });
+      expect(state.next({ type: 'response', status })).toMatchObject({ retry: false, reason: 'success' });
+      return state.result();
+    });
+    expect(results[0]).toEqual({ attempts: 1, totalDelay: 0, reason: 'success', serverDelay: undefined });
+    expect(results[1]).toBe(results[0]);
+    expect(Object.isFrozen(results[0])).toBe(true);
     expect(budget.snapshot().successes).toBe(2);
   });
 });

@@ -86,7 +86,7 @@ function resetHeader(value: string, now: number): number | undefined {
 /**
  * The delay the server asked for, in ms, read from (in priority order): Retry-After, RateLimit (`t` of an item
  * with `r=0`, or draft-7's `reset` with `remaining=0`), RateLimit-Reset (draft-6's separate fields),
- * X-RateLimit-Reset / X-Rate-Limit-Reset, retry-after-ms / x-ms-retry-after-ms.
+ * X-RateLimit-Retry-After, X-RateLimit-Reset / X-Rate-Limit-Reset, retry-after-ms / x-ms-retry-after-ms.
  * A malformed header is ignored (the next one is tried). A reset header is ignored when its matching
  * `*-Remaining` header says quota is left.
  *
@@ -121,6 +121,8 @@ export function parseRetryAfter(
     read('retry-after', (v) => retryAfter(v, now)) ??
     read('ratelimit', rateLimit) ??
     reset('ratelimit-') ??
+    // Symfony's rate limiter: an explicit "retry after", so no `-Remaining` header can cancel it.
+    read('x-ratelimit-retry-after', (v) => resetHeader(v, now)) ??
     reset('x-ratelimit-') ??
     reset('x-rate-limit-') ??
     milliseconds('retry-after-ms') ??

@@ -218,6 +218,24 @@ const resetHeaders: Case[] = [
   ],
 ];
 
+// Symfony's rate limiter sends X-RateLimit-Retry-After (ky reads it too); read with the reset headers' rule.
+const rateLimitRetryAfter: Case[] = [
+  ['X-RateLimit-Retry-After as seconds from now', { 'X-RateLimit-Retry-After': '2' }, 2000],
+  [
+    'X-RateLimit-Retry-After as epoch seconds (Symfony sends a timestamp)',
+    { 'X-RateLimit-Retry-After': String(NOW_S + 2) },
+    2000,
+  ],
+  ['X-RateLimit-Retry-After in the past means now', { 'X-RateLimit-Retry-After': String(NOW_S - 5) }, 0],
+  [
+    'X-RateLimit-Retry-After is not cancelled by X-RateLimit-Remaining (it is an explicit retry-after)',
+    { 'X-RateLimit-Retry-After': '2', 'X-RateLimit-Remaining': '3' },
+    2000,
+  ],
+  ['X-RateLimit-Retry-After soon is malformed', { 'X-RateLimit-Retry-After': 'soon' }, undefined],
+  ['X-RateLimit-Retry-After -1 is malformed', { 'X-RateLimit-Retry-After': '-1' }, undefined],
+];
+
 const milliseconds: Case[] = [
   ['retry-after-ms', { 'retry-after-ms': '1500' }, 1500],
   ['retry-after-ms with a fraction', { 'retry-after-ms': '1.5' }, 1.5],
@@ -250,6 +268,21 @@ const priority: Case[] = [
     40_000,
   ],
   ['RateLimit-Reset beats X-RateLimit-Reset', { 'RateLimit-Reset': '40', 'X-RateLimit-Reset': '50' }, 40_000],
+  [
+    'RateLimit-Reset beats X-RateLimit-Retry-After',
+    { 'RateLimit-Reset': '40', 'X-RateLimit-Retry-After': '2' },
+    40_000,
+  ],
+  [
+    'X-RateLimit-Retry-After beats X-RateLimit-Reset and retry-after-ms',
+    { 'X-RateLimit-Retry-After': '2', 'X-RateLimit-Reset': '50', 'retry-after-ms': '700' },
+    2000,
+  ],
+  [
+    'a malformed X-RateLimit-Retry-After falls through to X-RateLimit-Reset',
+    { 'X-RateLimit-Retry-After': 'soon', 'X-RateLimit-Reset': '50' },
+    50_000,
+  ],
   [
     'X-RateLimit-Reset beats X-Rate-Limit-Reset',
     { 'X-RateLimit-Reset': '50', 'X-Rate-Limit-Reset': '60' },
@@ -371,6 +404,7 @@ describe('R4 parseRetryAfter: a table of header cases at a fixed now', () => {
     ...twoDigitYears,
     ...rateLimit,
     ...resetHeaders,
+    ...rateLimitRetryAfter,
     ...milliseconds,
     ...priority,
     ...containers,

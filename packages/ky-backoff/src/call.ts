@@ -2,6 +2,7 @@ import {
   attachResult,
   type Backoff,
   type BackoffOptions,
+  type BackoffResult,
   type Decision,
   fetchRedirected,
   type Outcome,
@@ -49,6 +50,22 @@ async function settled(state: RetryState, decision: Decision | Promise<Decision>
   }
 }
 
+/**
+ * What kyBackoff's `fetch` rejects with when the core retries a response below 400 (a 2xx listed in
+ * `statusCodes`, such as a 202 polled until 200): ky retries only what fails, so this is how its loop hears of
+ * it. Your beforeRetry hooks see it as the `error`; `response` is the answer that is retried (its body unread).
+ */
+class RetriedResponseError extends Error {
+  override readonly name = 'RetriedResponseError';
+  readonly response: Response;
+  readonly request: unknown;
+  constructor(response: Response, request: unknown) {
+    super(`Retrying a ${response.status} response, as \`statusCodes\` asks.`);
+    this.response = response;
+    this.request = request;
+  }
+}
+
 /** ky's answer once a retry's wait is over. */
 const retryNow = () => true;
 
@@ -70,6 +87,10 @@ export class KyCall {
    * for a body that cannot be sent twice (ky then tees nothing).
    */
   readonly limit: number;
+  /** This call's `retries`: a retry you force with `ky.retry()` counts toward it, as ky's own do. */
+  #retries = 0;
+  /** The result of a call that ended on a forced retry refused past `retries` (the core was not asked). */
+  #refused: BackoffResult | undefined;
   /**
    * Whether ky 2's reads of this call's retry `limit` name it to kyBackoff's `fetch` (from the first retry on);
    * `undefined` on ky 1, which shows `beforeRequest` every request it sends.
@@ -90,6 +111,8 @@ export class KyCall {
   #replayable: boolean;
   /** Whether the latest attempt's outcome reached the core. */
   #decided = false;
+  /** A retry the core decided on a response below 400, handed to ky as `RetriedResponseError`. */
+  #retried: { readonly error: RetriedResponseError; readonly decision: Decision } | undefined;
 
   /**
    * Whether `fetch` decides a failed status too: for a call that ky will not throw for (ky 1 hooks see a
@@ -124,6 +147,7 @@ export class KyCall {
       override === undefined ? policy : policy.extend(withoutMergeArtefact(override) as BackoffOptions);
     if (setup.decidesFailures) own = own.extend({ retries: 0 });
     this.limit = teeable ? own.options.retries + 1 : 0;
+    this.#retries = own.options.retries;
     this.#keepsCopies = setup.ky2 && own.options.shouldRetry !== undefined;
     this.state = own.start({
       method: request.method,
@@ -152,7 +176,7 @@ export class KyCall {
   }
 
   /** kyBackoff's `fetch`, for each attempt this call sends: an OK response is the attempt's outcome. */
-  fetched(response: Response): Response | Promise<Response> {
+  fetched(response: Response, request: unknown): Response | Promise<Response> {
     this.#fetched = response;
     this.#readable = this.#keepsCopies && !response.ok ? response.clone() : undefined;
     const { state } = this;
@@ -161,9 +185,42 @@ export class KyCall {
     this.#decided = true;
     const decision = state.decide(answered(response), signalOf(this.request));
     if (decision instanceof Promise) {
-      return settled(state, decision).then(() => attachResult(response, state.result()));
+      return settled(state, decision).then((made) => this.#answered(response, request, made));
     }
-    return attachResult(response, state.result());
+    return this.#answered(response, request, decision);
+  }
+
+  /**
+   * The response as ky gets it; or, when the core retries it (only a status below 400 listed in `statusCodes`
+   * gets here with a retry), a rejection that ky's loop retries: ky then asks `shouldRetry`, which waits.
+   */
+  #answered(response: Response, request: unknown, decision: Decision): Response {
+    if (!decision.retry || !response.ok) return attachResult(response, (this.state as RetryState).result());
+    response.body?.cancel().catch(() => {});
+    const error = new RetriedResponseError(response, request);
+    this.#retried = { error, decision };
+    throw error;
+  }
+
+  /**
+   * `beforeRetry` with ky's `ForceRetryError`: a retry your afterResponse hook forced with `ky.retry()`, which ky
+   * sends without asking. The attempt it follows is counted (a failed status that no one decided yet is decided
+   * now, so the budget pays for it like any retry), and once `retries` retries were made the forced one is
+   * refused: the call ends with that ForceRetryError, as ky ends it at its own limit.
+   */
+  forced(error: unknown): Promise<void> | undefined {
+    const { state } = this;
+    if (state === undefined || !hasKyErrorName(error, 'ForceRetryError')) return undefined;
+    const refuse = (): undefined => {
+      if (state.attempts <= this.#retries) return undefined;
+      this.#refused = { ...state.result(), reason: 'retries-exhausted' };
+      throw attachResult(error, this.#refused);
+    };
+    if (this.#decided || this.#fetched === undefined) return refuse();
+    this.#decided = true;
+    const decision = state.decide(answered(this.#fetched), undefined);
+    if (decision instanceof Promise) return settled(state, decision).then(refuse);
+    return refuse();
   }
 
   /** ky's `delay` for this call: 0 (the core has waited already), unless the wait was handed to ky. */
@@ -181,6 +238,15 @@ export class KyCall {
   shouldRetry(error: unknown): boolean | Promise<boolean> {
     const { state } = this;
     if (state === undefined) return false;
+    const retried = this.#retried;
+    this.#retried = undefined;
+    if (retried !== undefined && retried.error === error) {
+      return this.#retryAfter(
+        retried.decision,
+        error,
+        signalOf(retried.error.request) ?? signalOf(this.request),
+      );
+    }
     // Decided already when fetch's response was OK and a later afterResponse hook turned it into this HTTPError.
     const revised = this.#decided;
     this.#decided = true;
@@ -294,7 +360,7 @@ export class KyCall {
         }
       }
     }
-    attachResult(error, state.result());
+    attachResult(error, this.#refused ?? state.result());
     return undefined;
   }
 }

@@ -69,6 +69,13 @@ function announceAttempts(retry: KyRetry, call: KyCall): void {
   });
 }
 
+function announce(call: KyCall | undefined, perCall: unknown): void {
+  if (call?.announces === false && isObject(perCall)) {
+    call.announces = true;
+    announceAttempts(perCall as KyRetry, call);
+  }
+}
+
 /**
  * Returns a new ky instance, extended from `instance` (`ky` itself or a `ky.create()` result), whose retries are
  * decided by backoff-core: jittered exponential backoff, Retry-After as a floor, the idempotency gate, a retry
@@ -112,7 +119,9 @@ export function kyBackoff<Instance extends KyInstanceLike>(
     );
     const instanceRetries = policy.options.retries;
     const fallback = () => false;
-    const retry = kyRetryOptions(instanceRetries + 1, fallback, retryMarker === undefined);
+    // The instance's `limit` is its `retries` as they are: what ky's per-call copy holds is then the number of
+    // retries asked for, whoever set it (the instance, `.extend()`, the request). Each call replaces it.
+    const retry = kyRetryOptions(instanceRetries, fallback, retryMarker === undefined);
     // With `throwHttpErrors: false` ky never throws for a status, so never asks about it: only such an instance
     // gets an `afterResponse` hook (ky clones every response for each one, so the others stay without).
     const decidesResponses =
@@ -136,7 +145,7 @@ export function kyBackoff<Instance extends KyInstanceLike>(
       }
       call?.beginAttempt(input);
       const response = parentFetch ? parentFetch(input, rest) : globalThis.fetch(input as Request, rest);
-      return call === undefined ? response : response.then((fetched) => call.fetched(fetched));
+      return call === undefined ? response : response.then((fetched) => call.fetched(fetched, input));
     };
 
     // Two parameters, not `...args`: no array per call. ky 2 passes one state object, ky 1 three arguments.
@@ -147,10 +156,11 @@ export function kyBackoff<Instance extends KyInstanceLike>(
       if (!isObject(perCall)) return;
       let call = callOf(hookOptions);
       if (call === undefined) {
-        // ky's per-call copy of `retry`: a per-request `retry: 0` or `{ limit }` is honoured as `retries`.
+        // ky's per-call copy of `retry` holds the retries asked for: the instance's, or a number or `{ limit }`
+        // given per request or by `.extend()`, each meaning exactly that many retries.
         const requested = perCall.limit;
         const own =
-          typeof requested === 'number' && requested !== instanceRetries + 1
+          typeof requested === 'number' && requested !== instanceRetries
             ? policy.extend({ retries: requested })
             : policy;
         call = new KyCall({
@@ -180,15 +190,21 @@ export function kyBackoff<Instance extends KyInstanceLike>(
     });
 
     // Only on a retry (also one you force): ky 2 sends a request no hook sees next, so the call names itself.
-    const beforeRetry = mark((state: { options?: HookOptions; request?: unknown }) => {
+    const beforeRetry = mark((state: { options?: HookOptions; request?: unknown; error?: unknown }) => {
       const perCall = state.options?.retry;
       const call = callOf(state.options);
+      // A retry forced with `ky.retry()` is counted, and refused past `retries` (the hook then throws).
+      const forced = call?.forced(state.error);
+      if (forced !== undefined) {
+        return forced.then(() => {
+          call?.beginAttempt(state.request);
+          announce(call, perCall);
+        });
+      }
       // A new attempt, also where a request's own `fetch` replaced kyBackoff's for this call (ky 2).
       call?.beginAttempt(state.request);
-      if (call?.announces === false && isObject(perCall)) {
-        call.announces = true;
-        announceAttempts(perCall as KyRetry, call);
-      }
+      announce(call, perCall);
+      return undefined;
     });
 
     const afterResponse = mark(async (...args: unknown[]) => {

@@ -189,6 +189,31 @@ describe.each(CLIENTS.map((client) => [client.name, client] as const))(
       },
     );
 
+    it('a retry forced with `ky.retry()` is counted: the result says the attempts the server saw', async () => {
+      const route = server.script('/job', [
+        { status: 200, body: 'pending' },
+        { status: 503, body: 'pending' },
+        { status: 200, body: 'done' },
+      ]);
+      const force = async (...args: unknown[]) =>
+        (await responseOf(args).text()) === 'pending' ? client.ky.retry({ delay: 0 }) : undefined;
+      const response = await wrap(client.ky.create({ hooks: { afterResponse: [force] } }))(`${API}/job`);
+      expect(await response.text()).toBe('done');
+      expect(route.hits).toHaveLength(3);
+      expect(getBackoffResult(response)).toMatchObject({ attempts: 3, reason: 'success' });
+    });
+
+    it('retries forced with `ky.retry()` stay within `retries`: `retries: 2` sends at most 3 requests', async () => {
+      const route = server.script('/job', [{ status: 200, body: 'pending' }]);
+      const force = () => client.ky.retry({ delay: 0 });
+      const api = wrap(client.ky.create({ hooks: { afterResponse: [force] } }), { retries: 2 });
+      const error = await api(`${API}/job`).catch((caught: unknown) => caught);
+      // As ky ends a forced retry past its own limit: with its ForceRetryError.
+      expect((error as Error).name).toBe('ForceRetryError');
+      expect(route.hits).toHaveLength(3);
+      expect(getBackoffResult(error)).toMatchObject({ attempts: 3, reason: 'retries-exhausted' });
+    });
+
     it('with `backoff: false` a retry the caller forces with `ky.retry()` still works', async () => {
       const route = server.script('/job', [
         { status: 200, body: 'pending' },

@@ -167,6 +167,29 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       expect(settled.result).toMatchObject({ attempts: 3, totalDelay: 1500, reason: 'retries-exhausted' });
     });
 
+    it('a 2xx listed in `statusCodes` (a 202 polled until 200) is retried like any listed status', async () => {
+      const route = api.script('/job', [202, 202, 200]);
+      const settled = await client({ statusCodes: [202, 503] }).send({ method: 'GET', path: '/job' });
+      expect(settled).toMatchObject({ ok: true, status: 200 });
+      expect(route.hits).toHaveLength(3);
+      expect(clock.waits).toEqual([500, 1000]);
+      expect(settled.result).toMatchObject({ attempts: 3, totalDelay: 1500, reason: 'success' });
+    });
+
+    it('a listed 2xx on every attempt ends as a response after `retries`, each retry taking one budget token', async () => {
+      const job = api.script('/job', [202]);
+      const c = client({ statusCodes: [202, 503], retries: 2, budget: { reserve: 2, ratio: 0 } });
+      const settled = await c.send({ method: 'GET', path: '/job' });
+      expect(settled).toMatchObject({ ok: true, status: 202 });
+      expect(job.hits).toHaveLength(3);
+      expect(settled.result).toMatchObject({ attempts: 3, totalDelay: 1500, reason: 'retries-exhausted' });
+      // Both tokens went to retries that were sent: the next call has none left.
+      const down = api.script('/down', [503]);
+      const next = await c.send({ method: 'GET', path: '/down' });
+      expect(down.hits).toHaveLength(1);
+      expect(next.result).toMatchObject({ attempts: 1, reason: 'budget-exhausted' });
+    });
+
     it('R5: no wait is started that would end after the deadline', async () => {
       const route = api.script('/down', [503]);
       const settled = await client({ deadline: 1200 }).send({ method: 'GET', path: '/down' });

@@ -1,4 +1,5 @@
-import { type Backoff, createBackoff, type Outcome, parseRetryAfter, type RetryState } from 'backoff-core';
+import { type Backoff, createBackoff, parseRetryAfter } from 'backoff-core';
+import type { Outcome, RetryState } from 'backoff-core/adapter';
 import { type Spread, spread } from './stats.js';
 import { fixed, markdownTable } from './table.js';
 

@@ -7,8 +7,8 @@ import {
   type BackoffMetricsSnapshot,
   CircuitBreaker,
   type CircuitStateChange,
-  sleep,
 } from 'backoff-core';
+import { sleep } from 'backoff-core/adapter';
 
 /** One call of the circuit-breaker part: who sent it, what the caller got, and whether it reached the server. */
 export interface CircuitRow {

@@ -4,10 +4,9 @@ import {
   CircuitBreaker,
   type CircuitStateChange,
   createBackoff,
-  type Outcome,
-  type RetryState,
   type TimerProvider,
 } from 'backoff-core';
+import type { Outcome, RetryState } from 'backoff-core/adapter';
 import { EventQueue } from './event-queue.js';
 import { Network, OK, response } from './request.js';
 import { deriveSeed, mulberry32 } from './rng.js';

@@ -1,4 +1,5 @@
-import { type BackoffOptions, createBackoff, type Outcome } from 'backoff-core';
+import { type BackoffOptions, createBackoff } from 'backoff-core';
+import type { Outcome } from 'backoff-core/adapter';
 import { EventQueue } from './event-queue.js';
 import { drive, Network, OK, response } from './request.js';
 import { deriveSeed, mulberry32 } from './rng.js';

@@ -1,4 +1,4 @@
-import type { Decision, Outcome, RetryDecision, RetryState, StopDecision } from 'backoff-core';
+import type { Decision, Outcome, RetryDecision, RetryState, StopDecision } from 'backoff-core/adapter';
 import type { EventQueue } from './event-queue.js';
 import type { Random } from './rng.js';
 

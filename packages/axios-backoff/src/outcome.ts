@@ -6,7 +6,7 @@ import {
   fetchRedirected,
   type HeadersLike,
   type Outcome,
-} from 'backoff-core';
+} from 'backoff-core/adapter';
 
 function field(value: unknown, key: string): unknown {
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;

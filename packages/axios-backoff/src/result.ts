@@ -1,4 +1,5 @@
-import { attachResult, type BackoffResult } from 'backoff-core';
+import type { BackoffResult } from 'backoff-core';
+import { attachResult } from 'backoff-core/adapter';
 
 /**
  * Puts a call's result on the response or error the caller gets, twice: under backoff-core's symbol (so

@@ -4,13 +4,8 @@ import axios, {
   type AxiosResponse,
   type InternalAxiosRequestConfig,
 } from 'axios';
-import {
-  type Backoff,
-  type BackoffResult,
-  getBackoffResult,
-  type RetryState,
-  sendAttempts,
-} from 'backoff-core';
+import { type Backoff, type BackoffResult, getBackoffResult } from 'backoff-core';
+import { type RetryState, sendAttempts } from 'backoff-core/adapter';
 import { type AdapterSetting, resolveAdapter } from './axios-compat.js';
 import { discardResponse, isReplayable } from './body.js';
 import { cancellation, waitSignal } from './cancel.js';

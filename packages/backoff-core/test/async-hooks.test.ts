@@ -1,5 +1,6 @@
 import { VirtualClock } from '@backoff/test-utils';
-import { type BackoffOptions, createBackoff, type Decision, type Outcome, RetryBudget } from 'backoff-core';
+import { type BackoffOptions, createBackoff, RetryBudget } from 'backoff-core';
+import type { Decision, Outcome } from 'backoff-core/adapter';
 import { describe, expect, it, vi } from 'vitest';
 
 const NOW = Date.UTC(2026, 11, 2, 12, 0, 0);

@@ -1,11 +1,5 @@
-import {
-  type Backoff,
-  createBackoff,
-  isRetryBudget,
-  type Outcome,
-  RetryBudget,
-  type TimerProvider,
-} from 'backoff-core';
+import { type Backoff, createBackoff, RetryBudget, type TimerProvider } from 'backoff-core';
+import { isRetryBudget, type Outcome } from 'backoff-core/adapter';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 

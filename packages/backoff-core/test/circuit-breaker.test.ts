@@ -5,9 +5,9 @@ import {
   type CircuitStateChange,
   createBackoff,
   getBackoffResult,
-  type Outcome,
   RetryBudget,
 } from 'backoff-core';
+import type { Outcome } from 'backoff-core/adapter';
 import { describe, expect, it } from 'vitest';
 
 const A = 'https://a.example';

@@ -1,4 +1,4 @@
-import { classifyError, classifyNetworkFailure, type ErrorKind } from 'backoff-core';
+import { classifyError, classifyNetworkFailure, type ErrorKind } from 'backoff-core/adapter';
 import { describe, expect, it } from 'vitest';
 
 const coded = (code: unknown, message = `connect ${String(code)}`) =>

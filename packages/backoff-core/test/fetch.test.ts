@@ -1,5 +1,6 @@
 import { API, ScriptedApi, VirtualClock } from '@backoff/test-utils';
-import { type BackoffOptions, type FetchLike, getBackoffResult, withBackoff } from 'backoff-core';
+import { type BackoffOptions, getBackoffResult, withBackoff } from 'backoff-core';
+import type { FetchLike } from 'backoff-core/adapter';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 
 const api = new ScriptedApi();

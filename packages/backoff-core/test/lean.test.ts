@@ -1,5 +1,6 @@
 import { collected, VirtualClock } from '@backoff/test-utils';
-import { createBackoff, type HeadersLike, RetryBudget, withBackoff } from 'backoff-core';
+import { createBackoff, RetryBudget, withBackoff } from 'backoff-core';
+import type { HeadersLike } from 'backoff-core/adapter';
 import { describe, expect, it, vi } from 'vitest';
 
 // Issue 17: no work a request does not need on its success path, and nothing of a failed attempt held while a

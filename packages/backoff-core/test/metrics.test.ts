@@ -4,7 +4,8 @@ import {
   MeterProvider,
   PeriodicExportingMetricReader,
 } from '@opentelemetry/sdk-metrics';
-import { BackoffMetrics, CircuitBreaker, createBackoff, type Outcome } from 'backoff-core';
+import { BackoffMetrics, CircuitBreaker, createBackoff } from 'backoff-core';
+import type { Outcome } from 'backoff-core/adapter';
 import { afterEach, describe, expect, it } from 'vitest';
 
 const failure: Outcome = { type: 'response', status: 503 };

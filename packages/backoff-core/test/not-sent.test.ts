@@ -1,11 +1,5 @@
-import {
-  type BackoffOptions,
-  classifyError,
-  createBackoff,
-  type Outcome,
-  type RequestDescription,
-  RetryBudget,
-} from 'backoff-core';
+import { type BackoffOptions, createBackoff, RetryBudget } from 'backoff-core';
+import { classifyError, type Outcome, type RequestDescription } from 'backoff-core/adapter';
 import { describe, expect, it } from 'vitest';
 
 const NOW = Date.UTC(2026, 11, 2, 12, 0, 0);

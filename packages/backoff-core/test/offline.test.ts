@@ -1,14 +1,14 @@
 import { FakeNetwork, VirtualClock } from '@backoff/test-utils';
 import {
   type BackoffOptions,
-  browserNetworkStatus,
   createBackoff,
   getBackoffResult,
-  type Outcome,
   type RetryEvent,
   withBackoff,
 } from 'backoff-core';
+import type { Outcome } from 'backoff-core/adapter';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { browserNetworkStatus } from '../src/network.ts';
 
 const NOW = Date.UTC(2026, 11, 2, 12, 0, 0);
 

@@ -1,4 +1,5 @@
-import { type HeadersLike, parseHttpDate, parseRetryAfter } from 'backoff-core';
+import { parseRetryAfter } from 'backoff-core';
+import { type HeadersLike, parseHttpDate } from 'backoff-core/adapter';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 

@@ -1,4 +1,5 @@
-import { type BackoffOptions, createBackoff, type Outcome, type RequestDescription } from 'backoff-core';
+import { type BackoffOptions, createBackoff } from 'backoff-core';
+import type { Outcome, RequestDescription } from 'backoff-core/adapter';
 import { describe, expect, it } from 'vitest';
 
 const NOW = Date.UTC(2026, 11, 2, 12, 0, 0);

@@ -1,6 +1,8 @@
 import { getEventListeners } from 'node:events';
-import { abortReason, defaultTimers, sleep, type TimerProvider } from 'backoff-core';
+import type { TimerProvider } from 'backoff-core';
+import { sleep } from 'backoff-core/adapter';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { abortReason, defaultTimers } from '../src/sleep.ts';
 
 const listeners = (signal: AbortSignal) => getEventListeners(signal, 'abort').length;
 

@@ -11,21 +11,18 @@ import {
   CircuitOpenError,
   type CircuitState,
   createBackoff,
-  type Decision,
-  type ErrorKind,
   type FetchWithBackoff,
   getBackoffResult,
   type Jitter,
-  type Outcome,
   parseRetryAfter,
   RetryBudget,
   type RetryEvent,
   type RetryReason,
-  type RetryState,
   type ShouldRetryContext,
   type StopReason,
   withBackoff,
 } from 'backoff-core';
+import type { Decision, ErrorKind, Outcome, RetryState } from 'backoff-core/adapter';
 import { describe, expectTypeOf, it } from 'vitest';
 
 describe('options', () => {

@@ -3,13 +3,13 @@ import {
   createBackoff,
   DEFAULT_METHODS,
   DEFAULT_STATUS_CODES,
-  DEFAULTS,
-  defaultTimers,
-  MAX_TIMER_DELAY,
   RetryBudget,
   withBackoff,
 } from 'backoff-core';
+import { DEFAULTS } from 'backoff-core/adapter';
 import { describe, expect, it } from 'vitest';
+import { defaultTimers } from '../src/sleep.ts';
+import { MAX_TIMER_DELAY } from '../src/validate.ts';
 
 type ErrorClass = typeof TypeError | typeof RangeError;
 const bad = (options: unknown) => () => createBackoff(options as BackoffOptions);

@@ -1,13 +1,11 @@
+import type { Backoff, BackoffOptions, BackoffResult } from 'backoff-core';
 import {
   attachResult,
-  type Backoff,
-  type BackoffOptions,
-  type BackoffResult,
   type Decision,
   fetchRedirected,
   type Outcome,
   type RetryState,
-} from 'backoff-core';
+} from 'backoff-core/adapter';
 import { replayableRequest } from './body.js';
 import { errorKind, hasKyErrorName } from './outcome.js';
 

@@ -1,4 +1,4 @@
-import { classifyError, classifyNetworkFailure, type ErrorKind } from 'backoff-core';
+import { classifyError, classifyNetworkFailure, type ErrorKind } from 'backoff-core/adapter';
 
 function field(value: unknown, key: string): unknown {
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;

@@ -1,5 +1,6 @@
 import { type Settled, type SuiteRequest, VirtualClock } from '@backoff/test-utils';
-import { DEFAULTS, type RetryEvent } from 'backoff-core';
+import type { RetryEvent } from 'backoff-core';
+import { DEFAULTS } from 'backoff-core/adapter';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DRIVERS, type FaultClient, type FaultDriver, FaultServer } from '../src/index.ts';
 import { CASES, type Expected, type FaultCase, START } from './support/cases.ts';

@@ -3,13 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { VirtualClock } from '@backoff/test-utils';
 import axios from 'axios';
 import { axiosBackoff } from 'axios-backoff';
-import {
-  type BackoffOptions,
-  type BackoffResult,
-  type FetchLike,
-  getBackoffResult,
-  withBackoff,
-} from 'backoff-core';
+import { type BackoffOptions, type BackoffResult, getBackoffResult, withBackoff } from 'backoff-core';
+import type { FetchLike } from 'backoff-core/adapter';
 import ky from 'ky';
 import ky1 from 'ky-1';
 import { kyBackoff } from 'ky-backoff';

@@ -16,10 +16,15 @@ try {
   for (const name of PUBLISHED) {
     const packed = await pack(name, work, { build: true });
     const publint = await run('publint', ['run', '--strict', packed.tarball], { cwd: work, timeout: 60_000 });
-    const attw = await run('attw', ['--no-color', '--format', 'table', packed.tarball], {
-      cwd: work,
-      timeout: 60_000,
-    });
+    // node16 profile: the packages need Node >= 22, and node10 resolution knows no subpath exports (`/adapter`).
+    const attw = await run(
+      'attw',
+      ['--no-color', '--format', 'table', '--profile', 'node16', packed.tarball],
+      {
+        cwd: work,
+        timeout: 60_000,
+      },
+    );
     process.stdout.write(`\n=== ${name}@${packed.version}: ${packed.files.join(', ')}\n`);
     process.stdout.write(`--- publint --strict\n${publint.stdout}${publint.stderr}`);
     process.stdout.write(`--- attw\n${attw.stdout}${attw.stderr}`);

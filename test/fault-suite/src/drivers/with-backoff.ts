@@ -1,5 +1,6 @@
 import { fetchRequestInit, fetchResponseBody, type Settled } from '@backoff/test-utils';
-import { type FetchLike, getBackoffResult, withBackoff } from 'backoff-core';
+import { getBackoffResult, withBackoff } from 'backoff-core';
+import type { FetchLike } from 'backoff-core/adapter';
 import type { FaultDriver } from '../driver.js';
 
 /**

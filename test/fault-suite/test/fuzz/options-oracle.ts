@@ -1,4 +1,4 @@
-import { isRetryBudget } from 'backoff-core';
+import { isRetryBudget } from 'backoff-core/adapter';
 
 // An independent reading of the documented option rules (backoff-core README, "Options"), written from the
 // docs, not from validate.ts: the fuzz compares the two.

@@ -1,12 +1,5 @@
-import {
-  type BackoffOptions,
-  createBackoff,
-  headerGetter,
-  isRetryBudget,
-  parseHttpDate,
-  parseRetryAfter,
-  RetryBudget,
-} from 'backoff-core';
+import { type BackoffOptions, createBackoff, parseRetryAfter, RetryBudget } from 'backoff-core';
+import { headerGetter, isRetryBudget, parseHttpDate } from 'backoff-core/adapter';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import {

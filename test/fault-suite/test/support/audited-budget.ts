@@ -1,4 +1,5 @@
-import { RetryBudget, type RetryBudgetOptions, type RetryKind } from 'backoff-core';
+import { RetryBudget, type RetryBudgetOptions } from 'backoff-core';
+import type { RetryKind } from 'backoff-core/adapter';
 
 /** One operation on the budget, with the balance right after it (in retries, as `snapshot()` gives it). */
 export type BudgetEvent =

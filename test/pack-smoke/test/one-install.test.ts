@@ -1,0 +1,138 @@
+// One install is enough: a fresh pnpm project (strict layout: only what it lists is importable) with nothing but an
+// adapter and its client runs the adapter README's quick start, pointed at a flaky server on 127.0.0.1. Everything
+// the quick start needs comes from the adapter itself; backoff-core arrives as the adapter's own dependency.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Packed, pack } from '../src/pack.ts';
+import {
+  describeRun,
+  needsBuild,
+  npmEnv,
+  PUBLISHED,
+  type PublishedName,
+  packageDir,
+  run,
+} from '../src/repo.ts';
+
+type Adapter = 'axios-backoff' | 'ky-backoff';
+
+const CLIENT: Record<Adapter, string> = { 'axios-backoff': 'axios', 'ky-backoff': 'ky' };
+
+// The quick start of each adapter's README, with its base URL taken from the command line and short waits.
+const QUICK_START: Record<Adapter, string> = {
+  'axios-backoff': `import axios from 'axios';
+import { axiosBackoff, getBackoffResult, RetryBudget } from 'axios-backoff';
+
+const api = axios.create({ baseURL: process.argv[2], timeout: 5_000 });
+axiosBackoff(api, { retries: 3, deadline: 20_000, baseDelay: 10, budget: new RetryBudget() });
+const response = await api.get('/items');
+console.log(JSON.stringify({ data: response.data, status: response.status, attempts: getBackoffResult(response).attempts }));
+`,
+  'ky-backoff': `import ky from 'ky';
+import { getBackoffResult, kyBackoff, RetryBudget } from 'ky-backoff';
+
+const api = kyBackoff(ky.create({ prefix: process.argv[2], timeout: 5_000 }), {
+  retries: 3,
+  deadline: 20_000,
+  baseDelay: 10,
+  budget: new RetryBudget(),
+});
+const response = await api.get('items');
+const data = await response.json();
+console.log(JSON.stringify({ data, status: response.status, attempts: getBackoffResult(response).attempts }));
+`,
+};
+
+/** 127.0.0.1 only: every path answers 503 twice, then 200. */
+function startServer(): Promise<{ server: Server; base: string }> {
+  const hits = new Map<string, number>();
+  const server = createServer((request, response) => {
+    const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
+    const count = (hits.get(path) ?? 0) + 1;
+    hits.set(path, count);
+    request.resume();
+    if (count <= 2) response.writeHead(503).end('busy');
+    else response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+  });
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      resolve({ server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+    });
+  });
+}
+
+let work = '';
+const packed = {} as Record<PublishedName, Packed>;
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'backoff-one-install-'));
+  for (const name of PUBLISHED) {
+    if (!needsBuild(name)) continue;
+    const build = await run('pnpm', ['run', 'build'], { cwd: packageDir(name), timeout: 60_000 });
+    if (build.code !== 0) throw new Error(describeRun(`build of ${name}`, build));
+  }
+  for (const name of PUBLISHED) packed[name] = await pack(name, work, { build: false });
+}, 120_000);
+
+afterAll(() => {
+  if (work !== '') rmSync(work, { recursive: true, force: true });
+});
+
+describe.each(['axios-backoff', 'ky-backoff'] as const)(
+  'a fresh pnpm project with only %s and its client',
+  (adapter) => {
+    it('runs the README quick start against a flaky server, importing nothing but the adapter', async () => {
+      const dir = join(work, adapter);
+      mkdirSync(dir);
+      const client = CLIENT[adapter];
+      // The client at exactly the version the adapter's own tests run.
+      const clientVersion = JSON.parse(readFileSync(join(packageDir(adapter), 'package.json'), 'utf8'))
+        .devDependencies[client];
+      const manifest = {
+        name: `one-install-${adapter}`,
+        private: true,
+        type: 'module',
+        dependencies: { [adapter]: `file:${packed[adapter].tarball}`, [client]: clientVersion },
+      };
+      writeFileSync(join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+      // The core the adapter depends on is the one packed with it, not a registry version.
+      writeFileSync(
+        join(dir, 'pnpm-workspace.yaml'),
+        `overrides:\n  backoff-core: "file:${packed['backoff-core'].tarball}"\n`,
+      );
+      writeFileSync(join(dir, 'main.mjs'), QUICK_START[adapter]);
+      const install = await run(
+        'pnpm',
+        ['install', '--ignore-scripts', '--prefer-offline', '--reporter=silent'],
+        {
+          cwd: dir,
+          timeout: 120_000,
+          env: npmEnv(),
+        },
+      );
+      expect(install.code, describeRun('pnpm install', install)).toBe(0);
+
+      // Strict layout: the core is not importable from the project, only through the adapter.
+      const core = await run('node', ['--input-type=module', '-e', "await import('backoff-core')"], {
+        cwd: dir,
+        timeout: 30_000,
+      });
+      expect(core.code).not.toBe(0);
+
+      const { server, base } = await startServer();
+      try {
+        const result = await run('node', ['main.mjs', base], { cwd: dir, timeout: 30_000 });
+        expect(result.code, describeRun('node main.mjs', result)).toBe(0);
+        const output = JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '');
+        expect(output).toMatchObject({ data: { ok: true }, status: 200, attempts: 3 });
+      } finally {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      }
+    }, 150_000);
+  },
+);

@@ -21,8 +21,9 @@ export interface Attempts<T> {
   /** Lets go of a failed attempt that will not reach the caller (an unread body holds its connection). */
   discard?(settled: Settled<T>): void;
   /**
-   * The error the caller gets when a wait or an async `shouldRetry` ends the call (an abort, an open circuit,
-   * `onRetry`'s error), in the client's own terms. By default, that reason itself.
+   * The error the caller gets when the call ends other than with an attempt's own outcome (an abort during a wait
+   * or an async `shouldRetry`, an open circuit, a callback's own error), in the client's own terms. By default,
+   * that reason itself.
    */
   interrupted?(reason: unknown): unknown;
   /**
@@ -48,14 +49,14 @@ export async function sendAttempts<T>(call: RetryState, attempts: Attempts<T>): 
     } catch (error) {
       settled = { ok: false, error };
     }
-    let decision: Decision | Promise<Decision> = call.decide(attempts.outcome(settled), attempts.signal());
-    if (decision instanceof Promise) {
-      try {
-        decision = await decision;
-      } catch (reason) {
-        attempts.discard?.(settled);
-        return interrupted(reason);
-      }
+    let decision: Decision | Promise<Decision>;
+    try {
+      decision = call.decide(attempts.outcome(settled), attempts.signal());
+      if (decision instanceof Promise) decision = await decision;
+    } catch (reason) {
+      // An abort during an async shouldRetry, or a shouldRetry, delay or watcher that threw.
+      attempts.discard?.(settled);
+      return interrupted(reason);
     }
     if (!decision.retry) return attempts.finish(settled, call.result());
     attempts.discard?.(settled);

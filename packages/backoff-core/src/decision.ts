@@ -1,4 +1,5 @@
 import type { RetryBudget } from './budget.js';
+import { MAX_TIMER_DELAY } from './check.js';
 import { computeDelay, serverDelayWithJitter, throttlingDelayOptions } from './delay.js';
 import type { BackoffResult, RetryEvent, ShouldRetryContext } from './events.js';
 import { type HeadersLike, headerGetter } from './headers.js';
@@ -10,6 +11,7 @@ import type { Outcome } from './outcome.js';
 import type { RetryReason, StopReason } from './reasons.js';
 import { parseRetryAfter } from './server-timing.js';
 import { serverShouldRetry } from './should-retry-header.js';
+import { describeValue } from './show.js';
 import { isThenable, sleep, untilAborted } from './sleep.js';
 
 /**
@@ -346,6 +348,7 @@ export class RetryState {
       // The server's delay is a floor; its jitter may not push the wait past maxRetryAfter or the deadline.
       delay = serverDelayWithJitter(serverDelay, Math.min(options.maxRetryAfter, remaining), options.random);
     }
+    if (options.delay !== undefined) delay = this.#ownDelay(options.delay, verdict, retryNumber, delay);
     if (delay > remaining) return this.#stop('deadline', serverDelay);
     // With a circuit breaker the budget is watch.ts's gate, which first refuses a retry into an open circuit.
     if (this.#budget && !this.#budget.tryAcquire(this.#throttled ? 'throttling' : 'transient')) {
@@ -356,6 +359,25 @@ export class RetryState {
     const decision: RetryDecision = { retry: true, retryNumber, delay, reason: verdict.reason, serverDelay };
     this.#last = decision;
     return decision;
+  }
+
+  /** The `delay` option's wait for this retry: a finite number of ms, never below the server's delay. */
+  #ownDelay(
+    own: NonNullable<ResolvedOptions['delay']>,
+    verdict: Verdict,
+    retry: number,
+    computed: number,
+  ): number {
+    const serverDelay = this.#serverDelay;
+    const context = { ...this.#context(this.#outcome as Outcome, verdict), retry, serverDelay, computed };
+    const delay = own(context);
+    if (typeof delay !== 'number' || !(delay >= 0) || delay > MAX_TIMER_DELAY) {
+      throw new TypeError(
+        `Expected \`delay\` to return a number of ms from 0 to ${MAX_TIMER_DELAY}, got ${describeValue(delay)}.`,
+      );
+    }
+    // The server said when to come back: a wait of one's own may be longer, never shorter.
+    return serverDelay === undefined ? delay : Math.max(delay, serverDelay);
   }
 
   /**

@@ -24,6 +24,16 @@ export interface ShouldRetryContext {
   readonly retryable: boolean;
 }
 
+/** What the `delay` option is asked: the attempt that failed (as `shouldRetry` sees it) and the retry to come. */
+export interface DelayContext extends ShouldRetryContext {
+  /** Which retry the wait leads to, 1-based. */
+  readonly retry: number;
+  /** The delay the server asked for (Retry-After and the like), in ms, when it asked. */
+  readonly serverDelay: number | undefined;
+  /** The wait the policy would use without `delay`: the computed backoff, or the server's delay plus its jitter. */
+  readonly computed: number;
+}
+
 /** Passed to `onRetry` before every wait (R8). */
 export interface RetryEvent {
   /** Which retry this wait leads to, 1-based (attempt `retry + 1` follows it). */

@@ -9,7 +9,7 @@ export {
   type CircuitState,
   type CircuitStateChange,
 } from './circuit-breaker.js';
-export type { BackoffResult, RetryEvent, ShouldRetryContext } from './events.js';
+export type { BackoffResult, DelayContext, RetryEvent, ShouldRetryContext } from './events.js';
 export { type FetchWithBackoff, withBackoff } from './fetch.js';
 export { BackoffMetrics, type BackoffMetricsOptions, type BackoffMetricsSnapshot } from './metrics.js';
 export type { NetworkStatus } from './network.js';

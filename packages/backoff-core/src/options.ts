@@ -1,6 +1,6 @@
 import type { RetryBudget, RetryBudgetOptions } from './budget.js';
 import type { CircuitBreaker } from './circuit-breaker.js';
-import type { RetryEvent, ShouldRetryContext } from './events.js';
+import type { DelayContext, RetryEvent, ShouldRetryContext } from './events.js';
 import type { BackoffMetrics } from './metrics.js';
 import type { NetworkStatus } from './network.js';
 import type { TimerProvider } from './sleep.js';
@@ -45,6 +45,14 @@ export interface BackoffOptions {
    * @default 'full'
    */
   jitter?: Jitter | undefined;
+  /**
+   * A wait of your own before each retry, in ms (a linear delay, one per status, a fixed one in tests). It gets
+   * what `shouldRetry` gets plus `retry` (1-based), `serverDelay` and `computed` (the wait the policy would use).
+   * The server's delay stays a floor (a shorter answer waits `serverDelay`), and `maxRetryAfter`, `deadline`, the
+   * budget and an abort still hold. It must return a finite number of ms, at least 0.
+   * @default undefined (the computed backoff)
+   */
+  delay?: ((context: DelayContext) => number) | undefined;
   /**
    * Response statuses that are retried. 409 (with an Idempotency-Key) and 413 (with a server timing header)
    * are handled by their own rules and need not be listed.
@@ -161,6 +169,7 @@ export interface ResolvedOptions {
   readonly maxDelay: number;
   readonly factor: number;
   readonly jitter: Jitter;
+  readonly delay: ((context: DelayContext) => number) | undefined;
   readonly statusCodes: ReadonlySet<number>;
   readonly methods: ReadonlySet<string>;
   readonly idempotencyKeyHeader: string;

@@ -9,3 +9,16 @@ export function show(value: unknown, describe: (value: unknown) => string | unde
     return {}.toString.call(value);
   }
 }
+
+/** A value as an error message shows what it got: strings quoted, objects and functions by their kind. */
+export function describeValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'function') return 'a function';
+  if (Array.isArray(value)) return 'an array';
+  if (value === null) return 'null';
+  if (typeof value === 'object') {
+    const tag = {}.toString.call(value);
+    return tag === '[object Object]' ? 'an object' : tag;
+  }
+  return show(value);
+}

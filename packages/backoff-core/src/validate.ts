@@ -8,7 +8,8 @@ import {
   DEFAULTS,
   type ResolvedOptions,
 } from './options.js';
-import { show } from './show.js';
+import { unknownOptionHint } from './peer-names.js';
+import { describeValue, show } from './show.js';
 import { defaultTimers } from './sleep.js';
 
 export { MAX_TIMER_DELAY } from './check.js';
@@ -25,7 +26,7 @@ const list =
     describe?: (value: unknown) => string | undefined,
   ): Check =>
   (value, name) => {
-    if (!Array.isArray(value)) fail(name, `an array of ${items}`);
+    if (!Array.isArray(value)) fail(name, `an array of ${items}, got ${describeValue(value)}`);
     for (const item of value)
       if (!valid(item)) fail(name, `an array of ${items}, got ${show(item, describe)}`, Kind);
     return new Set(value);
@@ -56,6 +57,7 @@ const CHECKS: Readonly<Record<keyof BackoffOptions, Check | null>> = {
   maxDelay: delay,
   factor: range(100, 1),
   jitter: oneOf(['full', 'equal', 'decorrelated', 'none']),
+  delay: fn,
   statusCodes: list(
     (c) => Number.isInteger(c) && (c as number) >= 100 && (c as number) <= 599,
     'integers from 100 to 599',
@@ -63,11 +65,13 @@ const CHECKS: Readonly<Record<keyof BackoffOptions, Check | null>> = {
   ),
   methods: (value, name) => new Set([...(methods(value, name) as Set<string>)].map((m) => m.toUpperCase())),
   idempotencyKeyHeader: (value, name) =>
-    typeof value === 'string' && TOKEN.test(value) ? value : fail(name, 'a header name'),
+    typeof value === 'string' && TOKEN.test(value)
+      ? value
+      : fail(name, `a header name, got ${describeValue(value)}`),
   idempotencyKey: (value, name) =>
     typeof value === 'function' || value === 'auto' || value === false
       ? value
-      : fail(name, "'auto', a function or false"),
+      : fail(name, `'auto', a function or false, got ${describeValue(value)}`),
   maxRetryAfter: delay,
   deadline: delay,
   retryOnTimeout: bool,
@@ -89,6 +93,26 @@ export function resolveBudget(value: BackoffOptions['budget']): RetryBudget | un
 }
 
 /**
+ * The error for a `baseDelay` above `maxDelay`, blaming the one the caller set: when the other is a default (or
+ * the policy's own), the fix is to change that one too.
+ */
+function delaysApart(
+  baseDelay: number,
+  maxDelay: number,
+  given: BackoffOptions,
+  base?: ResolvedOptions,
+): string {
+  const other = base === undefined ? 'the default' : "the policy's";
+  if (given.baseDelay === undefined) {
+    return `\`maxDelay\` (${maxDelay}) is below ${other} \`baseDelay\` (${baseDelay}): lower \`baseDelay\` too.`;
+  }
+  if (given.maxDelay === undefined) {
+    return `\`baseDelay\` (${baseDelay}) is above ${other} \`maxDelay\` (${maxDelay}): raise \`maxDelay\` too.`;
+  }
+  return `Expected \`baseDelay\` to be at most \`maxDelay\` (${maxDelay}), got ${baseDelay}.`;
+}
+
+/**
  * Validates `options` and lays them over `base` (the defaults when absent). `undefined` values are skipped so an
  * explicit `undefined` never erases a default. Throws a TypeError / RangeError naming the first bad option.
  */
@@ -99,6 +123,7 @@ export function resolveOptions(options: BackoffOptions | undefined, base?: Resol
       statusCodes: new Set(DEFAULT_STATUS_CODES),
       methods: new Set(DEFAULT_METHODS),
       idempotencyKey: false,
+      delay: undefined,
       deadline: undefined,
       network: browserNetworkStatus(),
       shouldRetry: undefined,
@@ -112,10 +137,11 @@ export function resolveOptions(options: BackoffOptions | undefined, base?: Resol
       CHECKS,
       'backoff',
       'the backoff options to be an object',
+      '',
+      (key) => unknownOptionHint(key, Object.keys(CHECKS)),
     ),
   } as ResolvedOptions;
   const { baseDelay, maxDelay } = resolved;
-  if (baseDelay > maxDelay)
-    fail('baseDelay', `at most \`maxDelay\` (${maxDelay}), got ${baseDelay}`, RangeError);
+  if (baseDelay > maxDelay) throw new RangeError(delaysApart(baseDelay, maxDelay, options ?? {}, base));
   return resolved;
 }

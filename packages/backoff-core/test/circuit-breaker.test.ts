@@ -254,7 +254,7 @@ describe('CircuitBreaker: options (R9)', () => {
     const breaker = new CircuitBreaker();
     expect(createBackoff({ circuitBreaker: breaker }).options.circuitBreaker).toBe(breaker);
     expect(() => createBackoff({ circuitBreaker: true as never })).toThrow(
-      new TypeError('Expected `circuitBreaker` to be false or an instance.'),
+      new TypeError('Expected `circuitBreaker` to be false or an instance, got true.'),
     );
     expect(() => createBackoff({ circuitBreaker: {} as never })).toThrow(TypeError);
     expect(() => createBackoff({ metrics: {} as never })).toThrow(/`metrics`/);

@@ -132,9 +132,93 @@ describe('R9 options are validated at createBackoff, naming the option', () => {
     expect(bad(options)).toThrow(message);
   });
 
-  it.each([null, 3, 'fast', true, [], [1, 2]])('options %j (not an object) -> TypeError', (options) => {
+  it.each([
+    [null, 'null'],
+    [3, '3'],
+    ['fast', '"fast"'],
+    [true, 'true'],
+    [[], 'an array'],
+    [[1, 2], 'an array'],
+  ])('options %j (not an object) -> TypeError saying what it got', (options, got) => {
     expect(bad(options)).toThrow(TypeError);
-    expect(bad(options)).toThrow('Expected the backoff options to be an object.');
+    expect(bad(options)).toThrow(`Expected the backoff options to be an object, got ${got}.`);
+  });
+
+  it.each<[string, BackoffOptions, string]>([
+    [
+      '`maxDelay` below the default `baseDelay`',
+      { maxDelay: 500 },
+      '`maxDelay` (500) is below the default `baseDelay` (1000): lower `baseDelay` too.',
+    ],
+    [
+      '`baseDelay` above the default `maxDelay`',
+      { baseDelay: 60_000 },
+      '`baseDelay` (60000) is above the default `maxDelay` (30000): raise `maxDelay` too.',
+    ],
+    [
+      'both set, apart',
+      { baseDelay: 2000, maxDelay: 1000 },
+      'Expected `baseDelay` to be at most `maxDelay` (1000), got 2000.',
+    ],
+  ])('%s: the error blames what the caller set and says the fix', (_label, options, message) => {
+    expect(() => createBackoff(options)).toThrow(new RangeError(message));
+  });
+
+  it.each<[string, string]>([
+    ['retryCondition', "Unknown backoff option `retryCondition`: axios-retry's name: use `shouldRetry`."],
+    [
+      'retryDelay',
+      "Unknown backoff option `retryDelay`: axios-retry's and retry-axios's name: use `delay` (a function) or `baseDelay` (ms).",
+    ],
+    ['httpMethodsToRetry', "Unknown backoff option `httpMethodsToRetry`: retry-axios's name: use `methods`."],
+    ['limit', "Unknown backoff option `limit`: ky's and got's name: use `retries`."],
+    ['backoffLimit', "Unknown backoff option `backoffLimit`: ky's and got's name: use `maxDelay`."],
+    ['minTimeout', "Unknown backoff option `minTimeout`: p-retry's name: use `baseDelay`."],
+    ['calculateDelay', "Unknown backoff option `calculateDelay`: got's name: use `delay`."],
+    [
+      'maxAttempts',
+      'Unknown backoff option `maxAttempts`: use `retries`, the retries after the first attempt (`maxAttempts - 1`).',
+    ],
+    [
+      'retryOn',
+      'Unknown backoff option `retryOn`: use `statusCodes` (statuses) or `shouldRetry` (a function).',
+    ],
+    ['Retries', 'Unknown backoff option `Retries`: option names are case-sensitive: use `retries`.'],
+    ['whatever', 'Unknown backoff option `whatever`.'],
+  ])("a peer's option name `%s` says what to write instead", (key, message) => {
+    expect(() => createBackoff({ [key]: 1 } as BackoffOptions)).toThrow(new TypeError(message));
+  });
+
+  it.each<[string, BackoffOptions, string]>([
+    [
+      'idempotencyKey',
+      { idempotencyKey: 42 as never },
+      "Expected `idempotencyKey` to be 'auto', a function or false, got 42.",
+    ],
+    ['retries', { retries: '3' as never }, 'Expected `retries` to be a number, got "3".'],
+    ['shouldRetry', { shouldRetry: {} as never }, 'Expected `shouldRetry` to be a function, got an object.'],
+    [
+      'jitter',
+      { jitter: true as never },
+      "Expected `jitter` to be one of 'full', 'equal', 'decorrelated', 'none', got true.",
+    ],
+    [
+      'statusCodes',
+      { statusCodes: 503 as never },
+      'Expected `statusCodes` to be an array of integers from 100 to 599, got 503.',
+    ],
+    [
+      'idempotencyKeyHeader',
+      { idempotencyKeyHeader: 'a key' },
+      'Expected `idempotencyKeyHeader` to be a header name, got "a key".',
+    ],
+    [
+      'timers',
+      { timers: {} as never },
+      'Expected `timers` to be an object with setTimeout and clearTimeout functions, got an object.',
+    ],
+  ])('`%s`: every error shows what it got', (_label, options, message) => {
+    expect(() => createBackoff(options)).toThrow(message);
   });
 
   it('gives messages that say what was expected and what came', () => {
@@ -149,7 +233,7 @@ describe('R9 options are validated at createBackoff, naming the option', () => {
     expect(() => policy.extend({ retry: 1 } as BackoffOptions)).toThrow(/Unknown backoff option `retry`/);
     // baseDelay is checked against the maxDelay it will run with (the inherited one here).
     expect(() => policy.extend({ maxDelay: 500 })).toThrow(
-      /`baseDelay` to be at most `maxDelay` \(500\), got 1000/,
+      "`maxDelay` (500) is below the policy's `baseDelay` (1000): lower `baseDelay` too.",
     );
     expect(() => policy.extend(null as unknown as BackoffOptions)).toThrow(TypeError);
   });

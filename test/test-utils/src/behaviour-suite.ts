@@ -216,6 +216,90 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       expect(settled.result).toMatchObject({ attempts: 3, totalDelay: 1500, reason: 'retries-exhausted' });
     });
 
+    describe('delay: a wait of your own', () => {
+      it('replaces the computed backoff (a linear delay), told the retry, the status and what the policy computed', async () => {
+        const route = api.script('/linear', [503, 502, 200]);
+        const seen: unknown[] = [];
+        const settled = await client({
+          delay: ({ retry, status, computed, serverDelay, method }) => {
+            seen.push({ retry, status, computed, serverDelay, method });
+            return retry * 100;
+          },
+        }).send({ method: 'GET', path: '/linear' });
+        expect(settled).toMatchObject({ ok: true, status: 200 });
+        expect(route.hits).toHaveLength(3);
+        expect(clock.waits).toEqual([100, 200]);
+        expect(seen).toEqual([
+          { retry: 1, status: 503, computed: 500, serverDelay: undefined, method: 'GET' },
+          { retry: 2, status: 502, computed: 1000, serverDelay: undefined, method: 'GET' },
+        ]);
+        expect(settled.result).toMatchObject({ attempts: 3, totalDelay: 300 });
+      });
+
+      it("keeps the server's Retry-After as a floor, and maxRetryAfter as the limit", async () => {
+        api.script('/limited', [{ status: 429, headers: { 'Retry-After': '2' } }, 200]);
+        const short = await client({ delay: () => 10 }).send({ method: 'GET', path: '/limited' });
+        expect(short).toMatchObject({ ok: true, status: 200 });
+        expect(clock.waits).toEqual([2000]);
+        const asked: number[] = [];
+        const route = api.script('/far', [{ status: 503, headers: { 'Retry-After': '120' } }, 200]);
+        const far = await client({ delay: ({ retry }) => asked.push(retry) }).send({
+          method: 'GET',
+          path: '/far',
+        });
+        expect(route.hits).toHaveLength(1);
+        expect(asked).toEqual([]);
+        expect(far.result).toMatchObject({
+          attempts: 1,
+          reason: 'retry-after-too-long',
+          serverDelay: 120_000,
+        });
+      });
+
+      it('keeps the deadline and the budget', async () => {
+        const late = api.script('/late', [503, 200]);
+        const timed = await client({ delay: () => 5000, deadline: 1000 }).send({
+          method: 'GET',
+          path: '/late',
+        });
+        expect(late.hits).toHaveLength(1);
+        expect(timed.result).toMatchObject({ attempts: 1, reason: 'deadline' });
+        const spent = api.script('/spent', [503, 200]);
+        const budgeted = await client({ delay: () => 1, budget: { reserve: 0, ratio: 0 } }).send({
+          method: 'GET',
+          path: '/spent',
+        });
+        expect(spent.hits).toHaveLength(1);
+        expect(budgeted.result).toMatchObject({ attempts: 1, reason: 'budget-exhausted' });
+      });
+
+      it('an abort ends its wait at once', async () => {
+        const route = api.script('/slow', [503, 200]);
+        const c = client({ delay: () => 60_000 });
+        clock.auto = false;
+        const controller = new AbortController();
+        const pending = c.send({ method: 'GET', path: '/slow', signal: controller.signal });
+        expect(await clock.nextWait()).toBe(60_000);
+        controller.abort();
+        const settled = await pending;
+        expect(settled.ok).toBe(false);
+        if (!settled.ok) expect(driver.errorKind(settled.error)).toBe('abort');
+        expect(route.hits).toHaveLength(1);
+        expect(settled.result).toMatchObject({ attempts: 1, reason: 'aborted' });
+      });
+
+      it('a wait that is no number of ms ends the call with a TypeError naming `delay`, nothing re-sent', async () => {
+        const route = api.script('/bad', [503, 200]);
+        const settled = await client({ delay: () => Number.NaN }).send({ method: 'GET', path: '/bad' });
+        expect(settled.ok).toBe(false);
+        if (!settled.ok) {
+          expect(settled.error).toBeInstanceOf(TypeError);
+          expect(String(settled.error)).toMatch(/`delay` to return a number of ms from 0 to \d+, got NaN/);
+        }
+        expect(route.hits).toHaveLength(1);
+      });
+    });
+
     it('every result the caller reads is frozen: first-try successes, keyed POSTs, deadlines, retries, failures', async () => {
       api.script('/plain', [200]);
       api.script('/keyed', [201]);

@@ -297,6 +297,7 @@ describe('R9 valid options: boundaries accepted, defaults kept', () => {
       maxDelay: undefined,
       factor: undefined,
       jitter: undefined,
+      delay: undefined,
       statusCodes: undefined,
       methods: undefined,
       idempotencyKeyHeader: undefined,

@@ -28,8 +28,9 @@ export interface CallWatcher<Call = unknown> {
    */
   admit?(state: RetryState): Call;
   /**
-   * An attempt ended with `outcome`; for a failed response, `retryable` says whether the default rules retry its
-   * status (the server's word, then `statusCodes`) and `serverDelay` is its Retry-After in ms. Returns `true` when
+   * An attempt ended with `outcome`; for a 5xx response, `retryable` says whether its status is one the policy
+   * retries (in `statusCodes`, or the server's `x-should-retry: true`; a server's `false` does not clear it: it
+   * asks for no retry, it does not say the backend is well) and `serverDelay` is its Retry-After in ms. Returns `true` when
    * no retry may wait (the origin's circuit is not closed): the call then stops with the reason `'circuit-open'`.
    */
   attempt?(call: Call, outcome: Outcome, retryable: boolean, serverDelay: number | undefined): boolean;
@@ -130,10 +131,11 @@ class WatchedRetryState extends RetryState {
     let retryable = false;
     let serverDelay: number | undefined;
     if (outcome.type === 'response' && outcome.status >= 500) {
-      // The default rules' verdict on the status (RetryState's: the server's word, then statusCodes).
+      // Whether the status says the backend is failing: one of statusCodes, or one the server asks to retry. A
+      // server's `false` is about retrying, not about its health: a 503 that says it is still a failure.
       const options = this.#options;
       serverDelay = parseRetryAfter(outcome.headers, options.now());
-      retryable = serverSaid(options, outcome) ?? options.statusCodes.has(outcome.status);
+      retryable = options.statusCodes.has(outcome.status) || serverSaid(options, outcome) === true;
     }
     gate.open = this.#watch?.attempt?.(this.#call, outcome, retryable, serverDelay);
   }

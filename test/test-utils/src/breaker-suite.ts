@@ -97,6 +97,24 @@ export function describeCircuitBreakerClient(driver: BackoffClientDriver): void 
       expect([dead.hits.length, alive.hits.length]).toEqual([1, 1]);
     });
 
+    it.each(['x-should-retry', 'Stripe-Should-Retry'])(
+      'a 503 whose %s says false still counts as a failure: the server asks for no retry, it is not well',
+      async (header) => {
+        fresh();
+        const route = api.script('/down', [{ status: 503, headers: { [header]: 'false' } }]);
+        const c = client(new CircuitBreaker({ consecutiveFailures: 2 }));
+        for (let i = 0; i < 2; i++) {
+          expect((await c.send(GET('/down'))).result).toMatchObject({
+            attempts: 1,
+            reason: 'should-retry-header',
+          });
+        }
+        const settled = await c.send(GET('/down'));
+        expect(circuitOpen(driver, settled)).toBeInstanceOf(CircuitOpenError);
+        expect(route.hits).toHaveLength(2);
+      },
+    );
+
     it('4xx answers never trip it', async () => {
       fresh();
       const route = api.script('/missing', [404]);

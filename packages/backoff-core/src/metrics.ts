@@ -68,6 +68,13 @@ const STATES: readonly CircuitState[] = ['closed', 'open', 'half-open'];
 const ATTEMPT_BOUNDS = [1, 2, 3, 4, 5, 6, 8, 11];
 
 /**
+ * Bucket bounds of the retry delay histogram, in seconds (the SDK's default bounds are made for milliseconds, where
+ * every real wait would fall in one or two buckets): 0 alone (no retry), jittered waits below a second, the
+ * backoff's seconds, and Retry-After waits up to minutes.
+ */
+const DELAY_BOUNDS = [0, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300];
+
+/**
  * Counters of what the retry layer does, for one client or shared between clients (pass the same instance as
  * `metrics`). Counting allocates nothing per request: fixed counters, an array for the histogram, a map of stop
  * reasons. Optionally records into an OpenTelemetry `Meter` too.
@@ -114,6 +121,7 @@ export class BackoffMetrics implements Watchable {
       delay: meter.createHistogram('backoff.call.retry_delay', {
         description: 'Total time a call spent waiting between its attempts (0 without retries).',
         unit: 's',
+        advice: { explicitBucketBoundaries: DELAY_BOUNDS },
       }),
       stops: meter.createCounter('backoff.call.stops', {
         description: 'Calls ended, by the reason they stopped.',

@@ -150,6 +150,38 @@ describe('BackoffMetrics into OpenTelemetry (the SDK in-memory exporter)', () =>
     await provider?.shutdown();
   });
 
+  /** A BackoffMetrics on a fresh SDK meter, and a reader of what it exported last, by instrument name. */
+  function sdk() {
+    const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+    const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 2_147_483_647 });
+    provider = new MeterProvider({ readers: [reader] });
+    const metrics = new BackoffMetrics({ meter: provider.getMeter('backoff-test') });
+    const read = async () => {
+      await reader.forceFlush();
+      const exported = exporter.getMetrics().at(-1)?.scopeMetrics[0]?.metrics ?? [];
+      return new Map(exported.map((metric) => [metric.descriptor.name, metric]));
+    };
+    return { metrics, read };
+  }
+
+  it('the retry delay histogram has bucket boundaries in seconds, so that real waits spread over them', async () => {
+    const { metrics, read } = sdk();
+    const backoff = createBackoff({ metrics, jitter: 'none', ...clock() });
+    await call(backoff, [ok]);
+    await call(backoff, [failure, ok]);
+    await call(backoff, [failure, failure, failure, ok]);
+    const delay = (await read()).get('backoff.call.retry_delay');
+    const value = delay?.dataPoints[0]?.value as { buckets: { boundaries: number[]; counts: number[] } };
+    expect(value.buckets.boundaries).toEqual([
+      0, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300,
+    ]);
+    // 0 s (no retry), 1 s, and 1 + 2 + 4 = 7 s: three different buckets.
+    const counts = value.buckets.counts;
+    expect(counts[0]).toBe(1);
+    expect(counts[value.buckets.boundaries.indexOf(1)]).toBe(1);
+    expect(counts[value.buckets.boundaries.indexOf(10)]).toBe(1);
+  });
+
   it('records attempts per call and retry delay histograms, stops by reason and the circuit state', async () => {
     const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
     const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 2_147_483_647 });

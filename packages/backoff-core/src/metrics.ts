@@ -74,6 +74,37 @@ const ATTEMPT_BOUNDS = [1, 2, 3, 4, 5, 6, 8, 11];
  */
 const DELAY_BOUNDS = [0, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300];
 
+/** The default port of each scheme that has one: `server.port` when the URL names none. */
+const DEFAULT_PORTS: Readonly<Record<string, number>> = {
+  'http:': 80,
+  'https:': 443,
+  'ws:': 80,
+  'wss:': 443,
+};
+
+/**
+ * The OpenTelemetry attributes of the server a URL (or an origin) points at: `url.scheme`, `server.address` (the
+ * bare host, an IPv6 one without its brackets) and `server.port` (the scheme's default when the URL names none).
+ * `undefined` for a URL with no host (a `data:` URL, whose origin is `'null'`) or none at all; never throws.
+ */
+function serverAttributes(url: string | undefined): Attributes | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url ?? '', (globalThis as { location?: { href?: string } }).location?.href);
+  } catch {
+    return undefined;
+  }
+  const { hostname, protocol } = parsed;
+  if (hostname === '') return undefined;
+  const attributes: Attributes = {
+    'url.scheme': protocol.slice(0, -1),
+    'server.address': hostname.startsWith('[') ? hostname.slice(1, -1) : hostname,
+  };
+  const port = parsed.port === '' ? DEFAULT_PORTS[protocol] : Number(parsed.port);
+  if (port !== undefined) attributes['server.port'] = port;
+  return attributes;
+}
+
 /**
  * Counters of what the retry layer does, for one client or shared between clients (pass the same instance as
  * `metrics`). Counting allocates nothing per request: fixed counters, an array for the histogram, a map of stop
@@ -137,14 +168,11 @@ export class BackoffMetrics implements Watchable {
       .addCallback((result) => {
         for (const breaker of this.#breakers) {
           for (const [origin, circuit] of Object.entries(breaker.toJSON().origins)) {
-            const url = new URL(origin);
+            // An origin with no server to name (a data: URL's 'null') is left out; it never costs the others.
+            const server = serverAttributes(origin);
+            if (server === undefined) continue;
             for (const state of STATES) {
-              result.observe(state === circuit.state ? 1 : 0, {
-                'backoff.circuit.state': state,
-                'url.scheme': url.protocol.slice(0, -1),
-                'server.address': url.hostname,
-                'server.port': Number(url.port) || (url.protocol === 'https:' ? 443 : 80),
-              });
+              result.observe(state === circuit.state ? 1 : 0, { 'backoff.circuit.state': state, ...server });
             }
           }
         }

@@ -4,7 +4,7 @@ import {
   MeterProvider,
   PeriodicExportingMetricReader,
 } from '@opentelemetry/sdk-metrics';
-import { BackoffMetrics, CircuitBreaker, createBackoff, type Outcome } from 'backoff-core';
+import { BackoffMetrics, CircuitBreaker, createBackoff, type Outcome, withBackoff } from 'backoff-core';
 import { afterEach, describe, expect, it } from 'vitest';
 
 const failure: Outcome = { type: 'response', status: 503 };
@@ -180,6 +180,41 @@ describe('BackoffMetrics into OpenTelemetry (the SDK in-memory exporter)', () =>
     expect(counts[0]).toBe(1);
     expect(counts[value.buckets.boundaries.indexOf(1)]).toBe(1);
     expect(counts[value.buckets.boundaries.indexOf(10)]).toBe(1);
+  });
+
+  it('a call to a data: URL (origin "null") does not break the circuit gauge: the other origins are still observed', async () => {
+    const { metrics, read } = sdk();
+    const fetchWithBackoff = withBackoff(async () => new Response('ok'), {
+      metrics,
+      circuitBreaker: new CircuitBreaker(),
+    });
+    await fetchWithBackoff('data:text/plain,hello');
+    await fetchWithBackoff('http://[::1]:8080/items');
+    await fetchWithBackoff('http://api.example/items');
+    const state = (await read()).get('backoff.circuit.state');
+    const closed = (state?.dataPoints ?? []).filter(
+      (point) => point.attributes['backoff.circuit.state'] === 'closed',
+    );
+    expect(closed.map((point) => [point.attributes, point.value])).toEqual([
+      [
+        {
+          'backoff.circuit.state': 'closed',
+          'url.scheme': 'http',
+          'server.address': '::1',
+          'server.port': 8080,
+        },
+        1,
+      ],
+      [
+        {
+          'backoff.circuit.state': 'closed',
+          'url.scheme': 'http',
+          'server.address': 'api.example',
+          'server.port': 80,
+        },
+        1,
+      ],
+    ]);
   });
 
   it('records attempts per call and retry delay histograms, stops by reason and the circuit state', async () => {

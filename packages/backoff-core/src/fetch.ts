@@ -84,10 +84,16 @@ export function withBackoff(fetchFn?: FetchLike, options?: BackoffOptions): Fetc
     for (;;) {
       let response: Response | undefined;
       let outcome: Outcome | undefined;
+      // Aborted before the attempt: fetch sends nothing and rejects at once.
+      const unsent = signal?.aborted === true;
       try {
         response = await send(input, attemptInit);
         outcome = { type: 'response', status: response.status, headers: response.headers, response };
       } catch (error) {
+        if (unsent) {
+          state.abandon();
+          throw attachResult(error, state.result());
+        }
         outcome = { type: 'error', kind: signal?.aborted ? 'abort' : classifyError(error), error };
       }
       let decision = state.decide(outcome, signal);

@@ -40,7 +40,7 @@ export interface BackoffMetricsOptions {
 
 /** What `BackoffMetrics.snapshot()` returns. Calls are counted when they end. */
 export interface BackoffMetricsSnapshot {
-  /** Calls through the client (logical requests), those refused by an open circuit included. */
+  /** Calls through the client (logical requests), those that sent nothing (refused, aborted before) included. */
   readonly calls: number;
   /** Requests actually sent: first attempts and retries. */
   readonly attempts: number;
@@ -48,7 +48,10 @@ export interface BackoffMetricsSnapshot {
   readonly retries: number;
   /** Calls by why they stopped (`'success'`, `'retries-exhausted'`, `'circuit-open'`, ...). */
   readonly stops: Readonly<Record<string, number>>;
-  /** `attemptsPerCall[n]` calls made `n` attempts (`[0]`: refused by an open circuit, nothing sent). */
+  /**
+   * `attemptsPerCall[n]` calls made `n` attempts (`[0]`: nothing sent: refused by an open circuit, or aborted
+   * before the first attempt).
+   */
   readonly attemptsPerCall: readonly number[];
   /** All backoff waits added up, in ms. */
   readonly totalWait: number;
@@ -113,6 +116,7 @@ function serverAttributes(url: string | undefined): Attributes | undefined {
 export class BackoffMetrics implements Watchable {
   #calls = 0;
   #attempts = 0;
+  #circuitRefusals = 0;
   #totalWait = 0;
   #largestWait = 0;
   readonly #perCall: number[] = [];
@@ -145,7 +149,8 @@ export class BackoffMetrics implements Watchable {
     }
     this.#otel = {
       attempts: meter.createHistogram('backoff.call.attempts', {
-        description: 'Attempts sent per call, the first included (0: refused by an open circuit).',
+        description:
+          'Attempts sent per call, the first included (0: nothing sent, refused by an open circuit or aborted before).',
         unit: '{attempt}',
         advice: { explicitBucketBoundaries: ATTEMPT_BOUNDS },
       }),
@@ -196,6 +201,8 @@ export class BackoffMetrics implements Watchable {
     this.#calls++;
     this.#attempts += attempts;
     this.#perCall[attempts] = (this.#perCall[attempts] ?? 0) + 1;
+    // Not every call with nothing sent was refused: one aborted before it began sent nothing too.
+    if (attempts === 0 && reason === 'circuit-open') this.#circuitRefusals++;
     this.#stops.set(reason, (this.#stops.get(reason) ?? 0) + 1);
     this.#totalWait += wait;
     if (wait > this.#largestWait) this.#largestWait = wait;
@@ -235,7 +242,7 @@ export class BackoffMetrics implements Watchable {
       totalWait: this.#totalWait,
       largestWait: this.#largestWait,
       budgetRefusals: this.#stops.get('budget-exhausted') ?? 0,
-      circuitRefusals: perCall[0] ?? 0,
+      circuitRefusals: this.#circuitRefusals,
       circuitChanges: { ...this.#changes },
     };
   }

@@ -183,6 +183,12 @@ class WatchedRetryState extends RetryState {
     return decision;
   }
 
+  override abandon(): StopDecision {
+    const decision = super.abandon();
+    this.#end('aborted');
+    return decision;
+  }
+
   override result(): BackoffResult {
     const result = super.result();
     return this.#gate?.refused ? { ...result, reason: 'circuit-open' } : result;

@@ -89,6 +89,8 @@ export class KyCall {
   #replayable: boolean;
   /** Whether the latest attempt's outcome reached the core. */
   #decided = false;
+  /** The latest attempt began with the caller's signal already aborted: fetch sent nothing. */
+  #unsent = false;
 
   /**
    * Whether `fetch` decides a failed status too: for a call that ky will not throw for (ky 1 hooks see a
@@ -145,9 +147,23 @@ export class KyCall {
    */
   beginAttempt(request: unknown): void {
     this.#decided = false;
+    this.#unsent = signalOf(request)?.aborted === true;
     if (this.state !== undefined && typeof Request !== 'undefined' && request instanceof Request) {
       this.state.sent(request.headers);
     }
+  }
+
+  /**
+   * Ends the call on `error` with no attempt counted when the latest one never went out (its signal had aborted
+   * before fetch was called): attempts count what was sent.
+   */
+  #abandoned(error: unknown): boolean {
+    const { state } = this;
+    if (state === undefined || !this.#unsent || this.#decided) return false;
+    this.#decided = true;
+    state.abandon();
+    attachResult(error, state.result());
+    return true;
   }
 
   /** kyBackoff's `fetch`, for each attempt this call sends: an OK response is the attempt's outcome. */
@@ -179,7 +195,7 @@ export class KyCall {
    */
   shouldRetry(error: unknown): boolean | Promise<boolean> {
     const { state } = this;
-    if (state === undefined) return false;
+    if (state === undefined || this.#abandoned(error)) return false;
     // Decided already when fetch's response was OK and a later afterResponse hook turned it into this HTTPError.
     const revised = this.#decided;
     this.#decided = true;
@@ -264,7 +280,7 @@ export class KyCall {
    */
   beforeError(error: unknown): Promise<void> | undefined {
     const { state } = this;
-    if (state === undefined) return undefined;
+    if (state === undefined || this.#abandoned(error)) return undefined;
     if (!this.#decided && this.limit > 0 && hasKyErrorName(error, 'TimeoutError')) {
       // ky ended the call without asking: its `totalTimeout` ran out (during an attempt, or before a wait).
       this.#decided = true;

@@ -266,6 +266,29 @@ export function describeMetricsClient(driver: BackoffClientDriver): void {
       });
     });
 
+    it('a call whose signal was already aborted sends nothing: one call, stopped aborted, with 0 attempts', async () => {
+      const metrics = new BackoffMetrics();
+      const c = client({ metrics, circuitBreaker: new CircuitBreaker() });
+      const ok = api.script('/ok', [200]);
+      const settled = await c.send(GET('/ok', { signal: AbortSignal.abort() }));
+      expect(settled.ok).toBe(false);
+      if (!settled.ok) expect(driver.errorKind(settled.error)).toBe('abort');
+      if (driver.rejectsAbortedBeforeAdapter) expect(settled.result).toBeUndefined();
+      else expect(settled.result).toMatchObject({ attempts: 0, reason: 'aborted' });
+      expect(ok.hits).toHaveLength(0);
+      expect(metrics.snapshot()).toMatchObject({
+        calls: 1,
+        attempts: 0,
+        retries: 0,
+        attemptsPerCall: [1],
+        stops: { aborted: 1 },
+        circuitRefusals: 0,
+      });
+      // The call took no probe slot and told the breaker nothing: the next one goes as usual.
+      expect(await c.send(GET('/ok'))).toMatchObject({ ok: true, status: 200 });
+      expect(metrics.snapshot()).toMatchObject({ calls: 2, attempts: 1, attemptsPerCall: [1, 1] });
+    });
+
     it('a shared BackoffMetrics counts the calls refused by an open circuit, and the budget refusals', async () => {
       const metrics = new BackoffMetrics();
       const breaker = new CircuitBreaker({ consecutiveFailures: 3 });

@@ -437,13 +437,13 @@ export class CircuitBreaker implements Watchable {
         // The call then ends with the reason 'circuit-open' (watch.ts).
         throw this.refusal(call.origin, now());
       },
-      end: (state, reason, call) => {
+      end: (state, reason, call, last) => {
         if (call !== undefined) {
           // An aborted call says nothing about the server; it only frees its probe slot.
           if (reason === 'aborted') call.failed = undefined;
           report(call);
         }
-        counter?.end(state, reason);
+        counter?.end(state, reason, undefined, last);
       },
     });
   }

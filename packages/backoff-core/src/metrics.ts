@@ -1,4 +1,5 @@
 import type { CircuitBreaker, CircuitState, CircuitStateChange } from './circuit-breaker.js';
+import type { RetryState } from './decision.js';
 import { type Watchable, type WatchedState, watched } from './watch.js';
 
 /** The parts of an OpenTelemetry `Meter` (`@opentelemetry/api`) that `BackoffMetrics` uses: typed by shape. */
@@ -31,8 +32,10 @@ interface InstrumentOptions {
 export interface BackoffMetricsOptions {
   /**
    * An OpenTelemetry `Meter` to record into as well (`metrics.getMeter('my-app')`): the histograms
-   * `backoff.call.attempts` and `backoff.call.retry_delay` (s, per call, as gRPC's A96), the counter `backoff.call.stops` (by
-   * `backoff.stop_reason`) and the gauge `backoff.circuit.state`. No OpenTelemetry package is needed otherwise.
+   * `backoff.call.attempts` and `backoff.call.retry_delay` (s, per call, as gRPC's A96), the counter
+   * `backoff.call.stops` (by `backoff.stop_reason` and `error.type`) and the gauge `backoff.circuit.state`, with
+   * the HTTP client convention's `http.request.method`, `url.scheme`, `server.address` and `server.port`. No
+   * OpenTelemetry package is needed otherwise (the README lists every instrument and attribute).
    * @default undefined
    */
   meter?: MeterLike | undefined;
@@ -109,9 +112,38 @@ function serverAttributes(url: string | undefined): Attributes | undefined {
 }
 
 /**
+ * The methods `http.request.method` names as they are: the HTTP convention's (RFC 9110's and PATCH), and QUERY,
+ * which the core knows too. Any other is `'_OTHER'`, so that a typo cannot add a series.
+ */
+const METHODS = new Set([
+  'CONNECT',
+  'DELETE',
+  'GET',
+  'HEAD',
+  'OPTIONS',
+  'PATCH',
+  'POST',
+  'PUT',
+  'TRACE',
+  'QUERY',
+]);
+
+/**
+ * The `error.type` of a call that failed, as the HTTP convention has it: the final status as a string when the
+ * caller got an answer of 400 or above; else the kind of the error (`'network'`, `'timeout'`, `'not-sent'`,
+ * `'tls'`, `'unknown'`, `'aborted'`), or the stop reason when the call stopped on no attempt (`'circuit-open'`,
+ * `'aborted'`). `undefined` for a call that did not fail. All of them are few: no message, no URL.
+ */
+function errorType(reason: string, last: number | string | undefined): string | undefined {
+  if (typeof last === 'number') return last >= 400 ? String(last) : undefined;
+  return last === 'abort' ? 'aborted' : (last ?? reason);
+}
+
+/**
  * Counters of what the retry layer does, for one client or shared between clients (pass the same instance as
  * `metrics`). Counting allocates nothing per request: fixed counters, an array for the histogram, a map of stop
- * reasons. Optionally records into an OpenTelemetry `Meter` too.
+ * reasons. Optionally records into an OpenTelemetry `Meter` too (then each call's attributes are built when it
+ * ends: its method, its server, how it ended).
  */
 export class BackoffMetrics implements Watchable {
   #calls = 0;
@@ -128,7 +160,6 @@ export class BackoffMetrics implements Watchable {
         readonly attempts: ReturnType<MeterLike['createHistogram']>;
         readonly delay: ReturnType<MeterLike['createHistogram']>;
         readonly stops: ReturnType<MeterLike['createCounter']>;
-        readonly reasons: Map<string, Attributes>;
       }
     | undefined;
 
@@ -163,7 +194,6 @@ export class BackoffMetrics implements Watchable {
         description: 'Calls ended, by the reason they stopped.',
         unit: '{call}',
       }),
-      reasons: new Map(),
     };
     meter
       .createObservableGauge('backoff.circuit.state', {
@@ -194,10 +224,11 @@ export class BackoffMetrics implements Watchable {
 
   // One class for every policy: counting a call allocates nothing.
   readonly #watcher: WatchedState = watched({
-    end: (state, reason) => this.#count(state.attempts, state.totalDelay, reason),
+    end: (state, reason, _, last) => this.#count(state, reason, last),
   });
 
-  #count(attempts: number, wait: number, reason: string): void {
+  #count(state: RetryState, reason: string, last: number | string | undefined): void {
+    const { attempts, totalDelay: wait } = state;
     this.#calls++;
     this.#attempts += attempts;
     this.#perCall[attempts] = (this.#perCall[attempts] ?? 0) + 1;
@@ -208,14 +239,19 @@ export class BackoffMetrics implements Watchable {
     if (wait > this.#largestWait) this.#largestWait = wait;
     const otel = this.#otel;
     if (otel === undefined) return;
-    otel.attempts.record(attempts);
-    otel.delay.record(wait / 1000);
-    let attributes = otel.reasons.get(reason);
-    if (attributes === undefined) {
-      attributes = { 'backoff.stop_reason': reason };
-      otel.reasons.set(reason, attributes);
-    }
-    otel.stops.add(1, attributes);
+    // The HTTP client convention's attributes: which request (method, server) on every instrument; how it ended
+    // (stop reason, error type) only on the counter, so that the histograms keep few series.
+    const request: Attributes = {
+      'http.request.method': METHODS.has(state.method) ? state.method : '_OTHER',
+      ...serverAttributes(state.url),
+    };
+    otel.attempts.record(attempts, request);
+    otel.delay.record(wait / 1000, request);
+    // A new object: an SDK may keep the one a series was recorded with.
+    const ended: Attributes = { ...request, 'backoff.stop_reason': reason };
+    const type = errorType(reason, last);
+    if (type !== undefined) ended['error.type'] = type;
+    otel.stops.add(1, ended);
   }
 
   /** Counts `breaker`'s state changes from now on (the core does this for the breaker of the same policy). */

@@ -36,8 +36,12 @@ export interface CallWatcher<Call = unknown> {
   attempt?(call: Call, outcome: Outcome, retryable: boolean, serverDelay: number | undefined): boolean;
   /** A wait is over and the retry is about to go. Throws (a `CircuitOpenError`) to refuse it. */
   resume?(call: Call): void;
-  /** The call ended, with the reason it stopped (`'aborted'` when its wait was interrupted). */
-  end(state: RetryState, reason: string, call?: Call): void;
+  /**
+   * The call ended, with the reason it stopped (`'aborted'` when its wait was interrupted). `last` is the status
+   * or error kind of the attempt it stopped on; none when it stopped without one (refused, aborted before it
+   * began, or ended during a wait).
+   */
+  end(state: RetryState, reason: string, call?: Call, last?: number | string): void;
 }
 
 /** The retry state class of a watched policy: `Backoff.start` makes its calls' states with it. */
@@ -116,13 +120,17 @@ class WatchedRetryState extends RetryState {
     this.#call = watch.admit?.(this);
   }
 
-  #end(reason: string): void {
-    this.#watch?.end(this, reason, this.#call);
+  /** The status or error kind of the attempt being decided: what the call stopped on, if it stops. */
+  #last: number | string | undefined;
+
+  #end(reason: string, last?: number | string): void {
+    this.#watch?.end(this, reason, this.#call, last);
     this.#watch = undefined;
   }
 
   /** Tells the watcher of an attempt, before the core decides it (an abort says nothing about the server). */
   #attempt(outcome: Outcome): void {
+    this.#last = outcome.type === 'response' ? outcome.status : outcome.kind;
     const gate = this.#gate;
     if (gate === undefined) return;
     gate.refused = false;
@@ -146,7 +154,7 @@ class WatchedRetryState extends RetryState {
     const stop: Decision = this.#gate?.refused
       ? { retry: false, reason: 'circuit-open', serverDelay: decision.serverDelay }
       : decision;
-    this.#end(stop.reason);
+    this.#end(stop.reason, this.#last);
     return stop;
   }
 
@@ -179,7 +187,7 @@ class WatchedRetryState extends RetryState {
 
   override end(outcome: Outcome, reason: StopReason): StopDecision {
     const decision = super.end(outcome, reason);
-    this.#end(reason);
+    this.#end(reason, outcome.type === 'response' ? outcome.status : outcome.kind);
     return decision;
   }
 

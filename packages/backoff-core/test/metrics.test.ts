@@ -217,6 +217,94 @@ describe('BackoffMetrics into OpenTelemetry (the SDK in-memory exporter)', () =>
     ]);
   });
 
+  it('follows the HTTP client conventions: method, server address and port on every call; error type on failed ones', async () => {
+    const { metrics, read } = sdk();
+    const fetchWithBackoff = withBackoff(
+      async (input, init) => {
+        // As fetch does: an aborted signal rejects at once, nothing sent.
+        init?.signal?.throwIfAborted();
+        const url = String(input);
+        if (url.includes('down')) return new Response('', { status: 503 });
+        if (url.includes('gone')) throw new TypeError('fetch failed');
+        return new Response('ok');
+      },
+      { metrics, retries: 0, circuitBreaker: new CircuitBreaker({ consecutiveFailures: 1 }) },
+    );
+    const settle = (promise: Promise<unknown>) => promise.catch(() => {});
+    await fetchWithBackoff('https://[2001:db8::1]/items');
+    await fetchWithBackoff('http://api.example:8080/down', { method: 'POST' });
+    await settle(fetchWithBackoff('https://api.example/gone', { method: 'PURGE' }));
+    await settle(fetchWithBackoff('https://api.example/gone'));
+    await settle(fetchWithBackoff('http://other.example/items', { signal: AbortSignal.abort() }));
+    const exported = await read();
+    const ended = (exported.get('backoff.call.stops')?.dataPoints ?? []).map((point) => point.attributes);
+    expect(ended).toEqual([
+      {
+        'http.request.method': 'GET',
+        'url.scheme': 'https',
+        'server.address': '2001:db8::1',
+        'server.port': 443,
+        'backoff.stop_reason': 'success',
+      },
+      {
+        'http.request.method': 'POST',
+        'url.scheme': 'http',
+        'server.address': 'api.example',
+        'server.port': 8080,
+        'backoff.stop_reason': 'method-not-idempotent',
+        'error.type': '503',
+      },
+      {
+        'http.request.method': '_OTHER',
+        'url.scheme': 'https',
+        'server.address': 'api.example',
+        'server.port': 443,
+        'backoff.stop_reason': 'method-not-idempotent',
+        'error.type': 'network',
+      },
+      // The first network failure opened the circuit: the next call was refused, nothing sent.
+      {
+        'http.request.method': 'GET',
+        'url.scheme': 'https',
+        'server.address': 'api.example',
+        'server.port': 443,
+        'backoff.stop_reason': 'circuit-open',
+        'error.type': 'circuit-open',
+      },
+      {
+        'http.request.method': 'GET',
+        'url.scheme': 'http',
+        'server.address': 'other.example',
+        'server.port': 80,
+        'backoff.stop_reason': 'aborted',
+        'error.type': 'aborted',
+      },
+    ]);
+    // The histograms carry which request it was, not how it ended: fewer series.
+    const attempts = exported.get('backoff.call.attempts')?.dataPoints ?? [];
+    expect(attempts.map((point) => point.attributes)).toContainEqual({
+      'http.request.method': 'POST',
+      'url.scheme': 'http',
+      'server.address': 'api.example',
+      'server.port': 8080,
+    });
+    expect(attempts.every((point) => !('error.type' in point.attributes))).toBe(true);
+  });
+
+  it('names no instrument against the OpenTelemetry naming guidance: no _total, no unit in the name', async () => {
+    const { metrics, read } = sdk();
+    await call(createBackoff({ metrics, circuitBreaker: new CircuitBreaker(), ...clock() }), [ok]);
+    const descriptors = [...(await read()).values()].map(({ descriptor }) => descriptor);
+    expect(descriptors.map(({ name, unit }) => [name, unit])).toEqual([
+      ['backoff.call.attempts', '{attempt}'],
+      ['backoff.call.retry_delay', 's'],
+      ['backoff.call.stops', '{call}'],
+      ['backoff.circuit.state', '{circuit}'],
+    ]);
+    for (const { name } of descriptors) expect(name).toMatch(/^[a-z][a-z0-9_.]*[a-z0-9]$/);
+    for (const { name } of descriptors) expect(name).not.toMatch(/_total$|_seconds$|_ms$|\.(s|ms)$/);
+  });
+
   it('records attempts per call and retry delay histograms, stops by reason and the circuit state', async () => {
     const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
     const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 2_147_483_647 });

@@ -1,4 +1,10 @@
-import { BackoffMetrics, type BackoffOptions, CircuitBreaker, CircuitOpenError } from 'backoff-core';
+import {
+  BackoffMetrics,
+  type BackoffOptions,
+  CircuitBreaker,
+  CircuitOpenError,
+  type MeterLike,
+} from 'backoff-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { BackoffClientDriver, Settled, SuiteRequest } from './behaviour-suite.js';
 import { API, API_2, type Route, ScriptedApi } from './scripted-api.js';
@@ -227,6 +233,17 @@ export function describeCircuitBreakerClient(driver: BackoffClientDriver): void 
   });
 }
 
+/** A meter by shape (`MeterLike`) that keeps the attributes each ended call was counted with. */
+function recordingMeter(): { meter: MeterLike; ended: Record<string, string | number>[] } {
+  const ended: Record<string, string | number>[] = [];
+  const meter: MeterLike = {
+    createHistogram: () => ({ record: () => {} }),
+    createCounter: () => ({ add: (_, attributes = {}) => ended.push(attributes) }),
+    createObservableGauge: () => ({ addCallback: () => {} }),
+  };
+  return { meter, ended };
+}
+
 /**
  * `BackoffMetrics` through one client: its counts checked against what the server saw.
  */
@@ -287,6 +304,29 @@ export function describeMetricsClient(driver: BackoffClientDriver): void {
       // The call took no probe slot and told the breaker nothing: the next one goes as usual.
       expect(await c.send(GET('/ok'))).toMatchObject({ ok: true, status: 200 });
       expect(metrics.snapshot()).toMatchObject({ calls: 2, attempts: 1, attemptsPerCall: [1, 1] });
+    });
+
+    it('OpenTelemetry: each ended call names its method, server address and port, and why it failed', async () => {
+      const { meter, ended } = recordingMeter();
+      const c = client({ metrics: new BackoffMetrics({ meter }) });
+      api.script('/ok', [200]);
+      api.script('/down', [503]);
+      await c.send(GET('/ok'));
+      await c.send({ method: 'POST', path: '/down', json: {} });
+      const server = {
+        'url.scheme': 'http',
+        'server.address': '127.0.0.1',
+        'server.port': Number(new URL(API).port),
+      };
+      expect(ended).toEqual([
+        { 'http.request.method': 'GET', ...server, 'backoff.stop_reason': 'success' },
+        {
+          'http.request.method': 'POST',
+          ...server,
+          'backoff.stop_reason': 'method-not-idempotent',
+          'error.type': '503',
+        },
+      ]);
     });
 
     it('a shared BackoffMetrics counts the calls refused by an open circuit, and the budget refusals', async () => {

@@ -388,7 +388,7 @@ export class CircuitBreaker implements Watchable {
   }
 
   /**
-   * The retry state class of a policy with this breaker (issue 15): its states are admitted by the breaker, teach
+   * The retry state class of a policy with this breaker: its states are admitted by the breaker, teach
    * it each attempt, and pass every finished call on to the policy's `metrics`. Called by `createBackoff`; not
    * needed otherwise.
    */

@@ -16,7 +16,7 @@ import { parseRetryAfter } from './server-timing.js';
 import { isThenable } from './sleep.js';
 
 /**
- * What a policy's optional observer of its calls hears (issue 15: the circuit breaker and the metrics), from the
+ * What a policy's optional observer of its calls hears (the circuit breaker and the metrics), from the
  * retry states of its calls (`WatchedState`). The core reaches it only through `Watchable.watcher`, so a bundle
  * that never creates a `CircuitBreaker` or a `BackoffMetrics` carries none of it: `RetryState` itself watches
  * nothing.

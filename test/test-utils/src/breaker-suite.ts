@@ -45,7 +45,7 @@ const GET = (path: string, extra: Partial<SuiteRequest> = {}): SuiteRequest => (
 const hits = (...routes: Route[]) => routes.reduce((sum, route) => sum + route.hits.length, 0);
 
 /**
- * The circuit breaker (R11, issue 15) through one client: trip, fail fast with nothing sent (counted on the
+ * The circuit breaker through one client: trip, fail fast with nothing sent (counted on the
  * server side), one circuit per origin, half-open probes, recovery, the server's Retry-After, abort while open.
  * One virtual clock drives the waits and the breaker (through the policy's `now`).
  */

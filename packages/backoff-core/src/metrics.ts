@@ -222,7 +222,7 @@ export class BackoffMetrics implements Watchable {
     return this.#watcher;
   }
 
-  // One class for every policy: counting a call allocates nothing.
+  // One class for every policy: counting a call allocates nothing (without a meter).
   readonly #watcher: WatchedState = watched({
     end: (state, reason, _, last) => this.#count(state, reason, last),
   });

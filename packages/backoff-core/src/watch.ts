@@ -30,8 +30,9 @@ export interface CallWatcher<Call = unknown> {
   /**
    * An attempt ended with `outcome`; for a 5xx response, `retryable` says whether its status is one the policy
    * retries (in `statusCodes`, or the server's `x-should-retry: true`; a server's `false` does not clear it: it
-   * asks for no retry, it does not say the backend is well) and `serverDelay` is its Retry-After in ms. Returns `true` when
-   * no retry may wait (the origin's circuit is not closed): the call then stops with the reason `'circuit-open'`.
+   * asks for no retry, it does not say the backend is well) and `serverDelay` is its Retry-After in ms. Returns
+   * `true` when no retry may wait (the origin's circuit is not closed): the call then stops with the reason
+   * `'circuit-open'`.
    */
   attempt?(call: Call, outcome: Outcome, retryable: boolean, serverDelay: number | undefined): boolean;
   /** A wait is over and the retry is about to go. Throws (a `CircuitOpenError`) to refuse it. */

@@ -1,6 +1,6 @@
 import axios, { type AxiosInstance } from 'axios';
 import { type Backoff, createBackoff } from 'backoff-core';
-import { type Installation, originalAdapter, retryingAdapter } from './retry-adapter.js';
+import { countCancelled, type Installation, originalAdapter, retryingAdapter } from './retry-adapter.js';
 import type { AxiosBackoffOptions } from './types.js';
 
 // Registered, so that two copies of this package still see each other on one instance.
@@ -42,6 +42,8 @@ export function axiosBackoff(instance: AxiosInstance = axios, options?: AxiosBac
   const installation: Installation = { policy: createBackoff(options), active: true };
   const id = instance.interceptors.request.use(
     (config) => {
+      // axios checks for a cancellation before it calls any adapter: such a call is counted here.
+      countCancelled(config, installation);
       config.adapter = retryingAdapter(originalAdapter(config.adapter), installation);
       return config;
     },

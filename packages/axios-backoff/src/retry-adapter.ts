@@ -48,6 +48,22 @@ function rejectBadOverride(backoff: unknown): never {
 }
 
 /**
+ * Counts a request that axios will reject as cancelled ahead of any adapter (its signal aborted or its cancel token
+ * fired before it was sent): a call stopped `'aborted'` with no attempt, as the other clients count it. axios then
+ * throws its own CanceledError, which carries no result. An open circuit refuses it as it would any call.
+ */
+export function countCancelled(config: InternalAxiosRequestConfig, installation: Installation): void {
+  const { backoff } = config;
+  if (backoff === false || cancellation(config) === undefined) return;
+  try {
+    const policy = backoff === undefined ? installation.policy : installation.policy.extend(backoff);
+    policy.start({ method: config.method, url: requestUrl(config) }).abandon();
+  } catch {
+    // A bad override, or the circuit refused it: the caller gets axios's cancellation either way.
+  }
+}
+
+/**
  * One logical request: send through the real adapter, ask the core, wait, send again (the core's attempt loop).
  * It runs where axios calls its adapter, after the request interceptors and `transformRequest` and before
  * `transformResponse` and the response interceptors, so each of those runs once per logical request and every

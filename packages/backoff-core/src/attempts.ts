@@ -44,9 +44,15 @@ export async function sendAttempts<T>(call: RetryState, attempts: Attempts<T>): 
   };
   for (;;) {
     let settled: Settled<T> | undefined;
+    // An attempt begun after the caller aborted sends nothing (the client rejects at once): it is no attempt.
+    const unsent = attempts.signal()?.aborted === true;
     try {
       settled = { ok: true, value: await attempts.send() };
     } catch (error) {
+      if (unsent) {
+        call.abandon();
+        return attempts.finish({ ok: false, error }, call.result());
+      }
       settled = { ok: false, error };
     }
     let decision: Decision | Promise<Decision>;

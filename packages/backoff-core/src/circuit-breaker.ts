@@ -127,6 +127,11 @@ interface Circuit {
   readonly starts: number[];
   readonly calls: number[];
   readonly failures: number[];
+  /**
+   * Restored from a snapshot and not read since: its `openUntil` is clamped at the first read, by the policy's
+   * clock (the breaker has none of its own).
+   */
+  restored: boolean;
 }
 
 const count = (max: number, min = 1) => range(max, min, 'an integer');
@@ -214,8 +219,9 @@ export class CircuitBreaker implements Watchable {
     if (options.initialState !== undefined) this.restore(options.initialState);
   }
 
-  #circuit(origin: string): Circuit {
-    let circuit = this.#circuits.get(origin);
+  /** `origin`'s circuit in `circuits` (the breaker's own by default), a new closed one if it has none. */
+  #circuit(origin: string, circuits = this.#circuits): Circuit {
+    let circuit = circuits.get(origin);
     if (circuit === undefined) {
       const zeros = () => Array.from({ length: BUCKETS }, () => 0);
       circuit = {
@@ -228,8 +234,9 @@ export class CircuitBreaker implements Watchable {
         starts: zeros(),
         calls: zeros(),
         failures: zeros(),
+        restored: false,
       };
-      this.#circuits.set(origin, circuit);
+      circuits.set(origin, circuit);
     }
     return circuit;
   }
@@ -256,12 +263,29 @@ export class CircuitBreaker implements Watchable {
     this.#onStateChange?.(change);
   }
 
+  /** The break after the `opens`-th opening: `breakDuration`, doubled by each failed probe, up to the cap. */
+  #length(opens: number): number {
+    return Math.min(this.#maxBreak, this.#break * 2 ** (Math.max(1, opens) - 1));
+  }
+
   #open(origin: string, circuit: Circuit, now: number, serverDelay: number | undefined): void {
     circuit.opens++;
-    const length = Math.min(this.#maxBreak, this.#break * 2 ** (circuit.opens - 1));
     // The server's Retry-After on the tripping answer is the earliest time to ask it again.
-    circuit.openUntil = now + Math.max(length, serverDelay ?? 0);
+    circuit.openUntil = now + Math.max(this.#length(circuit.opens), serverDelay ?? 0);
     this.#move(origin, circuit, 'open', now);
+  }
+
+  /**
+   * `origin`'s circuit, a restored one first clamped: a saved `openUntil` far ahead (another clock, a bad save)
+   * would hold it open with no probe for as long, so it is never later than now plus its break.
+   */
+  #read(origin: string, now: number): Circuit | undefined {
+    const circuit = this.#circuits.get(origin);
+    if (circuit?.restored) {
+      circuit.restored = false;
+      circuit.openUntil = Math.min(circuit.openUntil, now + this.#length(circuit.opens));
+    }
+    return circuit;
   }
 
   /**
@@ -278,7 +302,7 @@ export class CircuitBreaker implements Watchable {
 
   /** The state of `origin`'s circuit at `now` (an open circuit whose break is over reads as half-open). */
   state(origin: string, now: number): CircuitState {
-    const circuit = this.#circuits.get(origin);
+    const circuit = this.#read(origin, now);
     if (circuit === undefined) return 'closed';
     return circuit.state === 'open' && now >= circuit.openUntil ? 'half-open' : circuit.state;
   }
@@ -288,7 +312,7 @@ export class CircuitBreaker implements Watchable {
    * then be reported with `record`), a `CircuitOpenError` refuses it.
    */
   admit(origin: string, now: number): CircuitOpenError | undefined {
-    const circuit = this.#circuits.get(origin);
+    const circuit = this.#read(origin, now);
     if (circuit === undefined || circuit.state === 'closed') return undefined;
     if (circuit.state === 'open') {
       if (now < circuit.openUntil) return new CircuitOpenError(origin, circuit.openUntil - now);
@@ -364,7 +388,7 @@ export class CircuitBreaker implements Watchable {
   }
 
   /**
-   * The retry state class of a policy with this breaker (issue 15): its states are admitted by the breaker, teach
+   * The retry state class of a policy with this breaker: its states are admitted by the breaker, teach
    * it each attempt, and pass every finished call on to the policy's `metrics`. Called by `createBackoff`; not
    * needed otherwise.
    */
@@ -411,13 +435,13 @@ export class CircuitBreaker implements Watchable {
         // The call then ends with the reason 'circuit-open' (watch.ts).
         throw this.refusal(call.origin, now());
       },
-      end: (state, reason, call) => {
+      end: (state, reason, call, last) => {
         if (call !== undefined) {
           // An aborted call says nothing about the server; it only frees its probe slot.
           if (reason === 'aborted') call.failed = undefined;
           report(call);
         }
-        counter?.end(state, reason);
+        counter?.end(state, reason, undefined, last);
       },
     });
   }
@@ -453,28 +477,60 @@ export class CircuitBreaker implements Watchable {
 
   /**
    * Replaces the circuits with a saved snapshot. A half-open circuit comes back open until the time it was
-   * saved with, so that a probe goes first: the probes in flight when it was saved are gone.
+   * saved with, so that a probe goes first: the probes in flight when it was saved are gone. An open circuit
+   * waits at most its break from the first time it is asked about (its saved `openUntil` may be on another
+   * clock). A snapshot with any field wrong throws a TypeError naming it, and leaves the breaker as it was.
    */
   restore(snapshot: CircuitBreakerSnapshot): void {
-    if (typeof snapshot !== 'object' || snapshot === null || snapshot.version !== 1) {
-      throw new TypeError(
-        'Expected `circuitBreaker.initialState` to be a snapshot from `toJSON()` (version 1).',
+    const name = 'circuitBreaker.initialState';
+    const object = (value: unknown): value is Record<string, unknown> =>
+      typeof value === 'object' && value !== null && !Array.isArray(value);
+    // Typed in full, so that a call to it ends the checked branch (TypeScript narrows on it).
+    const bad: (field: string, expected: string, value: unknown) => never = (field, expected, value) =>
+      fail(
+        `${name}${field}`,
+        `${expected}, got ${show(value, JSON.stringify)}: pass what \`toJSON()\` returned, unchanged`,
       );
-    }
-    this.#circuits.clear();
-    for (const [origin, saved] of Object.entries(snapshot.origins ?? {})) {
-      const circuit = this.#circuit(origin);
-      circuit.state = saved.state === 'closed' ? 'closed' : 'open';
-      circuit.openUntil = Number(saved.openUntil) || 0;
-      circuit.opens = Number(saved.opens) || 0;
-      circuit.consecutive = Number(saved.consecutiveFailures) || 0;
-      const span = this.#window / BUCKETS;
-      for (const [start, calls, failures] of saved.window ?? []) {
+    if (!object(snapshot)) bad('', 'a snapshot from `toJSON()`', snapshot);
+    if (snapshot.version !== 1) bad('.version', '1', snapshot.version);
+    const { origins } = snapshot as { origins: unknown };
+    if (!object(origins)) bad('.origins', 'an object of circuits by origin', origins);
+    const integer = (field: string, value: unknown, max = 1e9): number =>
+      typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= max
+        ? value
+        : bad(field, `an integer from 0 to ${max}`, value);
+    const span = this.#window / BUCKETS;
+    // Read in full before anything changes: a bad snapshot leaves the breaker as it was.
+    const circuits = new Map<string, Circuit>();
+    for (const [origin, saved] of Object.entries(origins)) {
+      const at = `.origins[${JSON.stringify(origin)}]`;
+      if (!object(saved)) bad(at, 'a circuit from `toJSON()`', saved);
+      const { state, openUntil, window } = saved;
+      if (state !== 'closed' && state !== 'open' && state !== 'half-open') {
+        bad(`${at}.state`, "'closed', 'open' or 'half-open'", state);
+      }
+      if (typeof openUntil !== 'number' || !Number.isFinite(openUntil)) {
+        bad(`${at}.openUntil`, 'a time in ms (a finite number)', openUntil);
+      }
+      if (!Array.isArray(window)) bad(`${at}.window`, 'an array of [bucketStart, calls, failures]', window);
+      const circuit = this.#circuit(origin, circuits);
+      circuit.state = state === 'closed' ? 'closed' : 'open';
+      circuit.openUntil = openUntil as number;
+      circuit.opens = integer(`${at}.opens`, saved.opens);
+      circuit.consecutive = integer(`${at}.consecutiveFailures`, saved.consecutiveFailures);
+      circuit.restored = circuit.state === 'open';
+      (window as unknown[]).forEach((bucket, i) => {
+        const [start, calls, failures] = Array.isArray(bucket) ? bucket : [];
+        if (!Array.isArray(bucket) || bucket.length !== 3 || !(start >= 0) || !Number.isFinite(start)) {
+          bad(`${at}.window[${i}]`, '[bucketStart, calls, failures], a time in ms and two counts', bucket);
+        }
         const index = Math.floor(start / span) % BUCKETS;
         circuit.starts[index] = start;
-        circuit.calls[index] = calls;
-        circuit.failures[index] = failures;
-      }
+        circuit.calls[index] = integer(`${at}.window[${i}][1]`, calls);
+        circuit.failures[index] = integer(`${at}.window[${i}][2]`, failures, circuit.calls[index]);
+      });
     }
+    this.#circuits.clear();
+    for (const [origin, circuit] of circuits) this.#circuits.set(origin, circuit);
   }
 }

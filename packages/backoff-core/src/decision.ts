@@ -391,6 +391,14 @@ export class RetryState {
   }
 
   /**
+   * Ends a call whose attempt never went out because the caller's signal had already aborted (fetch rejects such a
+   * request at once): no attempt is counted, since attempts count what was sent; the reason is `'aborted'`.
+   */
+  abandon(): StopDecision {
+    return this.#stop('aborted', undefined);
+  }
+
+  /**
    * Decides the latest attempt again, on the outcome the client ended up with after replacing its response (a ky
    * `afterResponse` hook that turns a 200 into a 503): the attempt is not counted twice. A success already
    * credited to the budget stays credited. Returns what `decide` returns.

@@ -1,4 +1,5 @@
 import type { CircuitBreaker, CircuitState, CircuitStateChange } from './circuit-breaker.js';
+import type { RetryState } from './decision.js';
 import { type Watchable, type WatchedState, watched } from './watch.js';
 
 /** The parts of an OpenTelemetry `Meter` (`@opentelemetry/api`) that `BackoffMetrics` uses: typed by shape. */
@@ -31,8 +32,10 @@ interface InstrumentOptions {
 export interface BackoffMetricsOptions {
   /**
    * An OpenTelemetry `Meter` to record into as well (`metrics.getMeter('my-app')`): the histograms
-   * `backoff.call.attempts` and `backoff.call.retry_delay` (s, per call, as gRPC's A96), the counter `backoff.call.stops` (by
-   * `backoff.stop_reason`) and the gauge `backoff.circuit.state`. No OpenTelemetry package is needed otherwise.
+   * `backoff.call.attempts` and `backoff.call.retry_delay` (s, per call, as gRPC's A96), the counter
+   * `backoff.call.stops` (by `backoff.stop_reason` and `error.type`) and the gauge `backoff.circuit.state`, with
+   * the HTTP client convention's `http.request.method`, `url.scheme`, `server.address` and `server.port`. No
+   * OpenTelemetry package is needed otherwise (the README lists every instrument and attribute).
    * @default undefined
    */
   meter?: MeterLike | undefined;
@@ -40,7 +43,7 @@ export interface BackoffMetricsOptions {
 
 /** What `BackoffMetrics.snapshot()` returns. Calls are counted when they end. */
 export interface BackoffMetricsSnapshot {
-  /** Calls through the client (logical requests), those refused by an open circuit included. */
+  /** Calls through the client (logical requests), those that sent nothing (refused, aborted before) included. */
   readonly calls: number;
   /** Requests actually sent: first attempts and retries. */
   readonly attempts: number;
@@ -48,7 +51,10 @@ export interface BackoffMetricsSnapshot {
   readonly retries: number;
   /** Calls by why they stopped (`'success'`, `'retries-exhausted'`, `'circuit-open'`, ...). */
   readonly stops: Readonly<Record<string, number>>;
-  /** `attemptsPerCall[n]` calls made `n` attempts (`[0]`: refused by an open circuit, nothing sent). */
+  /**
+   * `attemptsPerCall[n]` calls made `n` attempts (`[0]`: nothing sent: refused by an open circuit, or aborted
+   * before the first attempt).
+   */
   readonly attemptsPerCall: readonly number[];
   /** All backoff waits added up, in ms. */
   readonly totalWait: number;
@@ -68,13 +74,81 @@ const STATES: readonly CircuitState[] = ['closed', 'open', 'half-open'];
 const ATTEMPT_BOUNDS = [1, 2, 3, 4, 5, 6, 8, 11];
 
 /**
+ * Bucket bounds of the retry delay histogram, in seconds (the SDK's default bounds are made for milliseconds, where
+ * every real wait would fall in one or two buckets): 0 alone (no retry), jittered waits below a second, the
+ * backoff's seconds, and Retry-After waits up to minutes.
+ */
+const DELAY_BOUNDS = [0, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300];
+
+/** The default port of each scheme that has one: `server.port` when the URL names none. */
+const DEFAULT_PORTS: Readonly<Record<string, number>> = {
+  'http:': 80,
+  'https:': 443,
+  'ws:': 80,
+  'wss:': 443,
+};
+
+/**
+ * The OpenTelemetry attributes of the server a URL (or an origin) points at: `url.scheme`, `server.address` (the
+ * bare host, an IPv6 one without its brackets) and `server.port` (the scheme's default when the URL names none).
+ * `undefined` for a URL with no host (a `data:` URL, whose origin is `'null'`) or none at all; never throws.
+ */
+function serverAttributes(url: string | undefined): Attributes | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url ?? '', (globalThis as { location?: { href?: string } }).location?.href);
+  } catch {
+    return undefined;
+  }
+  const { hostname, protocol } = parsed;
+  if (hostname === '') return undefined;
+  const attributes: Attributes = {
+    'url.scheme': protocol.slice(0, -1),
+    'server.address': hostname.startsWith('[') ? hostname.slice(1, -1) : hostname,
+  };
+  const port = parsed.port === '' ? DEFAULT_PORTS[protocol] : Number(parsed.port);
+  if (port !== undefined) attributes['server.port'] = port;
+  return attributes;
+}
+
+/**
+ * The methods `http.request.method` names as they are: the HTTP convention's (RFC 9110's and PATCH), and QUERY,
+ * which the core knows too. Any other is `'_OTHER'`, so that a typo cannot add a series.
+ */
+const METHODS = new Set([
+  'CONNECT',
+  'DELETE',
+  'GET',
+  'HEAD',
+  'OPTIONS',
+  'PATCH',
+  'POST',
+  'PUT',
+  'TRACE',
+  'QUERY',
+]);
+
+/**
+ * The `error.type` of a call that failed, as the HTTP convention has it: the final status as a string when the
+ * caller got an answer of 400 or above; else the kind of the error (`'network'`, `'timeout'`, `'not-sent'`,
+ * `'tls'`, `'unknown'`, `'aborted'`), or the stop reason when the call stopped on no attempt (`'circuit-open'`,
+ * `'aborted'`). `undefined` for a call that did not fail. All of them are few: no message, no URL.
+ */
+function errorType(reason: string, last: number | string | undefined): string | undefined {
+  if (typeof last === 'number') return last >= 400 ? String(last) : undefined;
+  return last === 'abort' ? 'aborted' : (last ?? reason);
+}
+
+/**
  * Counters of what the retry layer does, for one client or shared between clients (pass the same instance as
  * `metrics`). Counting allocates nothing per request: fixed counters, an array for the histogram, a map of stop
- * reasons. Optionally records into an OpenTelemetry `Meter` too.
+ * reasons. Optionally records into an OpenTelemetry `Meter` too (then each call's attributes are built when it
+ * ends: its method, its server, how it ended).
  */
 export class BackoffMetrics implements Watchable {
   #calls = 0;
   #attempts = 0;
+  #circuitRefusals = 0;
   #totalWait = 0;
   #largestWait = 0;
   readonly #perCall: number[] = [];
@@ -86,7 +160,6 @@ export class BackoffMetrics implements Watchable {
         readonly attempts: ReturnType<MeterLike['createHistogram']>;
         readonly delay: ReturnType<MeterLike['createHistogram']>;
         readonly stops: ReturnType<MeterLike['createCounter']>;
-        readonly reasons: Map<string, Attributes>;
       }
     | undefined;
 
@@ -107,19 +180,20 @@ export class BackoffMetrics implements Watchable {
     }
     this.#otel = {
       attempts: meter.createHistogram('backoff.call.attempts', {
-        description: 'Attempts sent per call, the first included (0: refused by an open circuit).',
+        description:
+          'Attempts sent per call, the first included (0: nothing sent, refused by an open circuit or aborted before).',
         unit: '{attempt}',
         advice: { explicitBucketBoundaries: ATTEMPT_BOUNDS },
       }),
       delay: meter.createHistogram('backoff.call.retry_delay', {
         description: 'Total time a call spent waiting between its attempts (0 without retries).',
         unit: 's',
+        advice: { explicitBucketBoundaries: DELAY_BOUNDS },
       }),
       stops: meter.createCounter('backoff.call.stops', {
         description: 'Calls ended, by the reason they stopped.',
         unit: '{call}',
       }),
-      reasons: new Map(),
     };
     meter
       .createObservableGauge('backoff.circuit.state', {
@@ -129,14 +203,11 @@ export class BackoffMetrics implements Watchable {
       .addCallback((result) => {
         for (const breaker of this.#breakers) {
           for (const [origin, circuit] of Object.entries(breaker.toJSON().origins)) {
-            const url = new URL(origin);
+            // An origin with no server to name (a data: URL's 'null') is left out; it never costs the others.
+            const server = serverAttributes(origin);
+            if (server === undefined) continue;
             for (const state of STATES) {
-              result.observe(state === circuit.state ? 1 : 0, {
-                'backoff.circuit.state': state,
-                'url.scheme': url.protocol.slice(0, -1),
-                'server.address': url.hostname,
-                'server.port': Number(url.port) || (url.protocol === 'https:' ? 443 : 80),
-              });
+              result.observe(state === circuit.state ? 1 : 0, { 'backoff.circuit.state': state, ...server });
             }
           }
         }
@@ -151,28 +222,36 @@ export class BackoffMetrics implements Watchable {
     return this.#watcher;
   }
 
-  // One class for every policy: counting a call allocates nothing.
+  // One class for every policy: counting a call allocates nothing (without a meter).
   readonly #watcher: WatchedState = watched({
-    end: (state, reason) => this.#count(state.attempts, state.totalDelay, reason),
+    end: (state, reason, _, last) => this.#count(state, reason, last),
   });
 
-  #count(attempts: number, wait: number, reason: string): void {
+  #count(state: RetryState, reason: string, last: number | string | undefined): void {
+    const { attempts, totalDelay: wait } = state;
     this.#calls++;
     this.#attempts += attempts;
     this.#perCall[attempts] = (this.#perCall[attempts] ?? 0) + 1;
+    // Not every call with nothing sent was refused: one aborted before it began sent nothing too.
+    if (attempts === 0 && reason === 'circuit-open') this.#circuitRefusals++;
     this.#stops.set(reason, (this.#stops.get(reason) ?? 0) + 1);
     this.#totalWait += wait;
     if (wait > this.#largestWait) this.#largestWait = wait;
     const otel = this.#otel;
     if (otel === undefined) return;
-    otel.attempts.record(attempts);
-    otel.delay.record(wait / 1000);
-    let attributes = otel.reasons.get(reason);
-    if (attributes === undefined) {
-      attributes = { 'backoff.stop_reason': reason };
-      otel.reasons.set(reason, attributes);
-    }
-    otel.stops.add(1, attributes);
+    // The HTTP client convention's attributes: which request (method, server) on every instrument; how it ended
+    // (stop reason, error type) only on the counter, so that the histograms keep few series.
+    const request: Attributes = {
+      'http.request.method': METHODS.has(state.method) ? state.method : '_OTHER',
+      ...serverAttributes(state.url),
+    };
+    otel.attempts.record(attempts, request);
+    otel.delay.record(wait / 1000, request);
+    // A new object: an SDK may keep the one a series was recorded with.
+    const ended: Attributes = { ...request, 'backoff.stop_reason': reason };
+    const type = errorType(reason, last);
+    if (type !== undefined) ended['error.type'] = type;
+    otel.stops.add(1, ended);
   }
 
   /** Counts `breaker`'s state changes from now on (the core does this for the breaker of the same policy). */
@@ -199,7 +278,7 @@ export class BackoffMetrics implements Watchable {
       totalWait: this.#totalWait,
       largestWait: this.#largestWait,
       budgetRefusals: this.#stops.get('budget-exhausted') ?? 0,
-      circuitRefusals: perCall[0] ?? 0,
+      circuitRefusals: this.#circuitRefusals,
       circuitChanges: { ...this.#changes },
     };
   }

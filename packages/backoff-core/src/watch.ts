@@ -16,7 +16,7 @@ import { parseRetryAfter } from './server-timing.js';
 import { isThenable } from './sleep.js';
 
 /**
- * What a policy's optional observer of its calls hears (issue 15: the circuit breaker and the metrics), from the
+ * What a policy's optional observer of its calls hears (the circuit breaker and the metrics), from the
  * retry states of its calls (`WatchedState`). The core reaches it only through `Watchable.watcher`, so a bundle
  * that never creates a `CircuitBreaker` or a `BackoffMetrics` carries none of it: `RetryState` itself watches
  * nothing.
@@ -28,15 +28,21 @@ export interface CallWatcher<Call = unknown> {
    */
   admit?(state: RetryState): Call;
   /**
-   * An attempt ended with `outcome`; for a failed response, `retryable` says whether the default rules retry its
-   * status (the server's word, then `statusCodes`) and `serverDelay` is its Retry-After in ms. Returns `true` when
-   * no retry may wait (the origin's circuit is not closed): the call then stops with the reason `'circuit-open'`.
+   * An attempt ended with `outcome`; for a 5xx response, `retryable` says whether its status is one the policy
+   * retries (in `statusCodes`, or the server's `x-should-retry: true`; a server's `false` does not clear it: it
+   * asks for no retry, it does not say the backend is well) and `serverDelay` is its Retry-After in ms. Returns
+   * `true` when no retry may wait (the origin's circuit is not closed): the call then stops with the reason
+   * `'circuit-open'`.
    */
   attempt?(call: Call, outcome: Outcome, retryable: boolean, serverDelay: number | undefined): boolean;
   /** A wait is over and the retry is about to go. Throws (a `CircuitOpenError`) to refuse it. */
   resume?(call: Call): void;
-  /** The call ended, with the reason it stopped (`'aborted'` when its wait was interrupted). */
-  end(state: RetryState, reason: string, call?: Call): void;
+  /**
+   * The call ended, with the reason it stopped (`'aborted'` when its wait was interrupted). `last` is the status
+   * or error kind of the attempt it stopped on; none when it stopped without one (refused, aborted before it
+   * began, or ended during a wait).
+   */
+  end(state: RetryState, reason: string, call?: Call, last?: number | string): void;
 }
 
 /** The retry state class of a watched policy: `Backoff.start` makes its calls' states with it. */
@@ -115,13 +121,17 @@ class WatchedRetryState extends RetryState {
     this.#call = watch.admit?.(this);
   }
 
-  #end(reason: string): void {
-    this.#watch?.end(this, reason, this.#call);
+  /** The status or error kind of the attempt being decided: what the call stopped on, if it stops. */
+  #last: number | string | undefined;
+
+  #end(reason: string, last?: number | string): void {
+    this.#watch?.end(this, reason, this.#call, last);
     this.#watch = undefined;
   }
 
   /** Tells the watcher of an attempt, before the core decides it (an abort says nothing about the server). */
   #attempt(outcome: Outcome): void {
+    this.#last = outcome.type === 'response' ? outcome.status : outcome.kind;
     const gate = this.#gate;
     if (gate === undefined) return;
     gate.refused = false;
@@ -130,10 +140,11 @@ class WatchedRetryState extends RetryState {
     let retryable = false;
     let serverDelay: number | undefined;
     if (outcome.type === 'response' && outcome.status >= 500) {
-      // The default rules' verdict on the status (RetryState's: the server's word, then statusCodes).
+      // Whether the status says the backend is failing: one of statusCodes, or one the server asks to retry. A
+      // server's `false` is about retrying, not about its health: a 503 that says it is still a failure.
       const options = this.#options;
       serverDelay = parseRetryAfter(outcome.headers, options.now());
-      retryable = serverSaid(options, outcome) ?? options.statusCodes.has(outcome.status);
+      retryable = options.statusCodes.has(outcome.status) || serverSaid(options, outcome) === true;
     }
     gate.open = this.#watch?.attempt?.(this.#call, outcome, retryable, serverDelay);
   }
@@ -144,7 +155,7 @@ class WatchedRetryState extends RetryState {
     const stop: Decision = this.#gate?.refused
       ? { retry: false, reason: 'circuit-open', serverDelay: decision.serverDelay }
       : decision;
-    this.#end(stop.reason);
+    this.#end(stop.reason, this.#last);
     return stop;
   }
 
@@ -177,7 +188,13 @@ class WatchedRetryState extends RetryState {
 
   override end(outcome: Outcome, reason: StopReason): StopDecision {
     const decision = super.end(outcome, reason);
-    this.#end(reason);
+    this.#end(reason, outcome.type === 'response' ? outcome.status : outcome.kind);
+    return decision;
+  }
+
+  override abandon(): StopDecision {
+    const decision = super.abandon();
+    this.#end('aborted');
     return decision;
   }
 

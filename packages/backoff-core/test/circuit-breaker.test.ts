@@ -230,6 +230,79 @@ describe('CircuitBreaker: snapshot and restore', () => {
   it('rejects a snapshot that is not one', () => {
     expect(() => new CircuitBreaker({ initialState: {} as never })).toThrow(/initialState/);
   });
+
+  it('a restored open circuit waits at most its break: an openUntil decades ahead still probes after it', () => {
+    const { now } = setup();
+    const year2100 = Date.UTC(2100, 0, 1);
+    const saved = {
+      state: 'open',
+      openUntil: year2100,
+      opens: 1,
+      consecutiveFailures: 0,
+      window: [],
+    } as const;
+    const restored = new CircuitBreaker({ initialState: { version: 1, origins: { [A]: saved } } });
+    expect(restored.admit(A, now())).toMatchObject({ nextProbeIn: 5000 });
+    expect(restored.admit(A, now() + 4999)).toBeInstanceOf(CircuitOpenError);
+    expect(restored.admit(A, now() + 5000)).toBeUndefined();
+    // A circuit that failed probes before it was saved keeps its doubled break (capped at maxBreakDuration).
+    const doubled = new CircuitBreaker({
+      initialState: { version: 1, origins: { [A]: { ...saved, opens: 3 }, [B]: { ...saved, opens: 9 } } },
+    });
+    expect(doubled.admit(A, now())).toMatchObject({ nextProbeIn: 20_000 });
+    expect(doubled.admit(B, now())).toMatchObject({ nextProbeIn: 30_000 });
+  });
+
+  const circuit = { state: 'open', openUntil: 5000, opens: 1, consecutiveFailures: 0, window: [[0, 2, 1]] };
+  it.each<[string, unknown, RegExp]>([
+    [
+      'an unknown state',
+      { ...circuit, state: 'broken' },
+      /`circuitBreaker\.initialState\.origins\["https:\/\/a\.example"\]\.state` to be 'closed', 'open' or 'half-open', got "broken"/,
+    ],
+    [
+      'a null circuit',
+      null,
+      /`circuitBreaker\.initialState\.origins\["https:\/\/a\.example"\]` to be a circuit from `toJSON\(\)`, got null/,
+    ],
+    [
+      'an openUntil that is no number',
+      { ...circuit, openUntil: 'soon' },
+      /\.openUntil` to be a time in ms \(a finite number\), got "soon"/,
+    ],
+    ['negative opens', { ...circuit, opens: -1 }, /\.opens` to be an integer from 0 to 1000000000, got -1/],
+    [
+      'a missing failure count',
+      { ...circuit, consecutiveFailures: undefined },
+      /\.consecutiveFailures` to be an integer .*got undefined/,
+    ],
+    ['no window', { ...circuit, window: undefined }, /\.window` to be an array/],
+    [
+      'a bucket with more failures than calls',
+      { ...circuit, window: [[0, 1, 2]] },
+      /\.window\[0\]\[2\]` to be an integer from 0 to 1, got 2/,
+    ],
+    [
+      'a bucket that is no triple',
+      { ...circuit, window: [[0, 1]] },
+      /\.window\[0\]` to be \[bucketStart, calls, failures\]/,
+    ],
+  ])('rejects a snapshot with %s, naming the field, what it got and the fix', (_, saved, message) => {
+    const make = () => new CircuitBreaker({ initialState: { version: 1, origins: { [A]: saved } } as never });
+    expect(make).toThrow(TypeError);
+    expect(make).toThrow(message);
+    expect(make).toThrow(/pass what `toJSON\(\)` returned, unchanged\.$/);
+  });
+
+  it('a bad snapshot leaves the breaker as it was (all or nothing)', () => {
+    const { breaker, fail, now } = setup();
+    for (let i = 0; i < 5; i++) fail(A);
+    const before = breaker.toJSON();
+    const bad = { version: 1, origins: { [B]: { ...circuit, state: 'closed' }, [A]: null } };
+    expect(() => breaker.restore(bad as never)).toThrow(/origins\["https:\/\/a\.example"\]/);
+    expect(breaker.toJSON()).toEqual(before);
+    expect(breaker.state(A, now())).toBe('open');
+  });
 });
 
 describe('CircuitBreaker: options (R9)', () => {

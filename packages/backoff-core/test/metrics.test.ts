@@ -4,7 +4,7 @@ import {
   MeterProvider,
   PeriodicExportingMetricReader,
 } from '@opentelemetry/sdk-metrics';
-import { BackoffMetrics, CircuitBreaker, createBackoff } from 'backoff-core';
+import { BackoffMetrics, CircuitBreaker, createBackoff, withBackoff } from 'backoff-core';
 import type { Outcome } from 'backoff-core/adapter';
 import { afterEach, describe, expect, it } from 'vitest';
 
@@ -149,6 +149,161 @@ describe('BackoffMetrics into OpenTelemetry (the SDK in-memory exporter)', () =>
   let provider: MeterProvider | undefined;
   afterEach(async () => {
     await provider?.shutdown();
+  });
+
+  /** A BackoffMetrics on a fresh SDK meter, and a reader of what it exported last, by instrument name. */
+  function sdk() {
+    const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+    const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 2_147_483_647 });
+    provider = new MeterProvider({ readers: [reader] });
+    const metrics = new BackoffMetrics({ meter: provider.getMeter('backoff-test') });
+    const read = async () => {
+      await reader.forceFlush();
+      const exported = exporter.getMetrics().at(-1)?.scopeMetrics[0]?.metrics ?? [];
+      return new Map(exported.map((metric) => [metric.descriptor.name, metric]));
+    };
+    return { metrics, read };
+  }
+
+  it('the retry delay histogram has bucket boundaries in seconds, so that real waits spread over them', async () => {
+    const { metrics, read } = sdk();
+    const backoff = createBackoff({ metrics, jitter: 'none', ...clock() });
+    await call(backoff, [ok]);
+    await call(backoff, [failure, ok]);
+    await call(backoff, [failure, failure, failure, ok]);
+    const delay = (await read()).get('backoff.call.retry_delay');
+    const value = delay?.dataPoints[0]?.value as { buckets: { boundaries: number[]; counts: number[] } };
+    expect(value.buckets.boundaries).toEqual([
+      0, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300,
+    ]);
+    // 0 s (no retry), 1 s, and 1 + 2 + 4 = 7 s: three different buckets.
+    const counts = value.buckets.counts;
+    expect(counts[0]).toBe(1);
+    expect(counts[value.buckets.boundaries.indexOf(1)]).toBe(1);
+    expect(counts[value.buckets.boundaries.indexOf(10)]).toBe(1);
+  });
+
+  it('a call to a data: URL (origin "null") does not break the circuit gauge: the other origins are still observed', async () => {
+    const { metrics, read } = sdk();
+    const fetchWithBackoff = withBackoff(async () => new Response('ok'), {
+      metrics,
+      circuitBreaker: new CircuitBreaker(),
+    });
+    await fetchWithBackoff('data:text/plain,hello');
+    await fetchWithBackoff('http://[::1]:8080/items');
+    await fetchWithBackoff('http://api.example/items');
+    const state = (await read()).get('backoff.circuit.state');
+    const closed = (state?.dataPoints ?? []).filter(
+      (point) => point.attributes['backoff.circuit.state'] === 'closed',
+    );
+    expect(closed.map((point) => [point.attributes, point.value])).toEqual([
+      [
+        {
+          'backoff.circuit.state': 'closed',
+          'url.scheme': 'http',
+          'server.address': '::1',
+          'server.port': 8080,
+        },
+        1,
+      ],
+      [
+        {
+          'backoff.circuit.state': 'closed',
+          'url.scheme': 'http',
+          'server.address': 'api.example',
+          'server.port': 80,
+        },
+        1,
+      ],
+    ]);
+  });
+
+  it('follows the HTTP client conventions: method, server address and port on every call; error type on failed ones', async () => {
+    const { metrics, read } = sdk();
+    const fetchWithBackoff = withBackoff(
+      async (input, init) => {
+        // As fetch does: an aborted signal rejects at once, nothing sent.
+        init?.signal?.throwIfAborted();
+        const url = String(input);
+        if (url.includes('down')) return new Response('', { status: 503 });
+        if (url.includes('gone')) throw new TypeError('fetch failed');
+        return new Response('ok');
+      },
+      { metrics, retries: 0, circuitBreaker: new CircuitBreaker({ consecutiveFailures: 1 }) },
+    );
+    const settle = (promise: Promise<unknown>) => promise.catch(() => {});
+    await fetchWithBackoff('https://[2001:db8::1]/items');
+    await fetchWithBackoff('http://api.example:8080/down', { method: 'POST' });
+    await settle(fetchWithBackoff('https://api.example/gone', { method: 'PURGE' }));
+    await settle(fetchWithBackoff('https://api.example/gone'));
+    await settle(fetchWithBackoff('http://other.example/items', { signal: AbortSignal.abort() }));
+    const exported = await read();
+    const ended = (exported.get('backoff.call.stops')?.dataPoints ?? []).map((point) => point.attributes);
+    expect(ended).toEqual([
+      {
+        'http.request.method': 'GET',
+        'url.scheme': 'https',
+        'server.address': '2001:db8::1',
+        'server.port': 443,
+        'backoff.stop_reason': 'success',
+      },
+      {
+        'http.request.method': 'POST',
+        'url.scheme': 'http',
+        'server.address': 'api.example',
+        'server.port': 8080,
+        'backoff.stop_reason': 'method-not-idempotent',
+        'error.type': '503',
+      },
+      {
+        'http.request.method': '_OTHER',
+        'url.scheme': 'https',
+        'server.address': 'api.example',
+        'server.port': 443,
+        'backoff.stop_reason': 'method-not-idempotent',
+        'error.type': 'network',
+      },
+      // The first network failure opened the circuit: the next call was refused, nothing sent.
+      {
+        'http.request.method': 'GET',
+        'url.scheme': 'https',
+        'server.address': 'api.example',
+        'server.port': 443,
+        'backoff.stop_reason': 'circuit-open',
+        'error.type': 'circuit-open',
+      },
+      {
+        'http.request.method': 'GET',
+        'url.scheme': 'http',
+        'server.address': 'other.example',
+        'server.port': 80,
+        'backoff.stop_reason': 'aborted',
+        'error.type': 'aborted',
+      },
+    ]);
+    // The histograms carry which request it was, not how it ended: fewer series.
+    const attempts = exported.get('backoff.call.attempts')?.dataPoints ?? [];
+    expect(attempts.map((point) => point.attributes)).toContainEqual({
+      'http.request.method': 'POST',
+      'url.scheme': 'http',
+      'server.address': 'api.example',
+      'server.port': 8080,
+    });
+    expect(attempts.every((point) => !('error.type' in point.attributes))).toBe(true);
+  });
+
+  it('names no instrument against the OpenTelemetry naming guidance: no _total, no unit in the name', async () => {
+    const { metrics, read } = sdk();
+    await call(createBackoff({ metrics, circuitBreaker: new CircuitBreaker(), ...clock() }), [ok]);
+    const descriptors = [...(await read()).values()].map(({ descriptor }) => descriptor);
+    expect(descriptors.map(({ name, unit }) => [name, unit])).toEqual([
+      ['backoff.call.attempts', '{attempt}'],
+      ['backoff.call.retry_delay', 's'],
+      ['backoff.call.stops', '{call}'],
+      ['backoff.circuit.state', '{circuit}'],
+    ]);
+    for (const { name } of descriptors) expect(name).toMatch(/^[a-z][a-z0-9_.]*[a-z0-9]$/);
+    for (const { name } of descriptors) expect(name).not.toMatch(/_total$|_seconds$|_ms$|\.(s|ms)$/);
   });
 
   it('records attempts per call and retry delay histograms, stops by reason and the circuit state', async () => {

@@ -111,6 +111,8 @@ export class KyCall {
   #decided = false;
   /** A retry the core decided on a response below 400, handed to ky as `RetriedResponseError`. */
   #retried: { readonly error: RetriedResponseError; readonly decision: Decision } | undefined;
+  /** The latest attempt began with the caller's signal already aborted: fetch sent nothing. */
+  #unsent = false;
 
   /**
    * Whether `fetch` decides a failed status too: for a call that ky will not throw for (ky 1 hooks see a
@@ -168,9 +170,23 @@ export class KyCall {
    */
   beginAttempt(request: unknown): void {
     this.#decided = false;
+    this.#unsent = signalOf(request)?.aborted === true;
     if (this.state !== undefined && typeof Request !== 'undefined' && request instanceof Request) {
       this.state.sent(request.headers);
     }
+  }
+
+  /**
+   * Ends the call on `error` with no attempt counted when the latest one never went out (its signal had aborted
+   * before fetch was called): attempts count what was sent.
+   */
+  #abandoned(error: unknown): boolean {
+    const { state } = this;
+    if (state === undefined || !this.#unsent || this.#decided) return false;
+    this.#decided = true;
+    state.abandon();
+    attachResult(error, state.result());
+    return true;
   }
 
   /** kyBackoff's `fetch`, for each attempt this call sends: an OK response is the attempt's outcome. */
@@ -235,7 +251,7 @@ export class KyCall {
    */
   shouldRetry(error: unknown): boolean | Promise<boolean> {
     const { state } = this;
-    if (state === undefined) return false;
+    if (state === undefined || this.#abandoned(error)) return false;
     const retried = this.#retried;
     this.#retried = undefined;
     if (retried !== undefined && retried.error === error) {
@@ -334,7 +350,7 @@ export class KyCall {
    */
   beforeError(error: unknown): Promise<void> | undefined {
     const { state } = this;
-    if (state === undefined) return undefined;
+    if (state === undefined || this.#abandoned(error)) return undefined;
     if (!this.#decided && this.limit > 0 && hasKyErrorName(error, 'TimeoutError')) {
       // ky ended the call without asking: its `totalTimeout` ran out (during an attempt, or before a wait).
       this.#decided = true;

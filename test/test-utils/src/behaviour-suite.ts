@@ -50,6 +50,11 @@ export interface BackoffClientDriver {
    * AxiosError with the code 'ERR_CIRCUIT_OPEN'). Without it, the error itself must be one.
    */
   circuitOpen?(error: unknown): CircuitOpenError | undefined;
+  /**
+   * The client rejects a call whose signal is already aborted before the retry layer sees the call (axios checks
+   * it ahead of any adapter): its own error then carries no backoff result.
+   */
+  readonly rejectsAbortedBeforeAdapter?: boolean;
 }
 
 /**

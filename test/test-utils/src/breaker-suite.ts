@@ -1,4 +1,10 @@
-import { BackoffMetrics, type BackoffOptions, CircuitBreaker, CircuitOpenError } from 'backoff-core';
+import {
+  BackoffMetrics,
+  type BackoffMetricsOptions,
+  type BackoffOptions,
+  CircuitBreaker,
+  CircuitOpenError,
+} from 'backoff-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { BackoffClientDriver, Settled, SuiteRequest } from './behaviour-suite.js';
 import { API, API_2, type Route, ScriptedApi } from './scripted-api.js';
@@ -39,7 +45,7 @@ const GET = (path: string, extra: Partial<SuiteRequest> = {}): SuiteRequest => (
 const hits = (...routes: Route[]) => routes.reduce((sum, route) => sum + route.hits.length, 0);
 
 /**
- * The circuit breaker (R11, issue 15) through one client: trip, fail fast with nothing sent (counted on the
+ * The circuit breaker through one client: trip, fail fast with nothing sent (counted on the
  * server side), one circuit per origin, half-open probes, recovery, the server's Retry-After, abort while open.
  * One virtual clock drives the waits and the breaker (through the policy's `now`).
  */
@@ -96,6 +102,24 @@ export function describeCircuitBreakerClient(driver: BackoffClientDriver): void 
       });
       expect([dead.hits.length, alive.hits.length]).toEqual([1, 1]);
     });
+
+    it.each(['x-should-retry', 'Stripe-Should-Retry'])(
+      'a 503 whose %s says false still counts as a failure: the server asks for no retry, it is not well',
+      async (header) => {
+        fresh();
+        const route = api.script('/down', [{ status: 503, headers: { [header]: 'false' } }]);
+        const c = client(new CircuitBreaker({ consecutiveFailures: 2 }));
+        for (let i = 0; i < 2; i++) {
+          expect((await c.send(GET('/down'))).result).toMatchObject({
+            attempts: 1,
+            reason: 'should-retry-header',
+          });
+        }
+        const settled = await c.send(GET('/down'));
+        expect(circuitOpen(driver, settled)).toBeInstanceOf(CircuitOpenError);
+        expect(route.hits).toHaveLength(2);
+      },
+    );
 
     it('4xx answers never trip it', async () => {
       fresh();
@@ -209,6 +233,19 @@ export function describeCircuitBreakerClient(driver: BackoffClientDriver): void 
   });
 }
 
+/** A meter by shape (what `BackoffMetricsOptions.meter` takes) that keeps the attributes each ended call was counted with. */
+type MeterLike = NonNullable<BackoffMetricsOptions['meter']>;
+
+function recordingMeter(): { meter: MeterLike; ended: Record<string, string | number>[] } {
+  const ended: Record<string, string | number>[] = [];
+  const meter: MeterLike = {
+    createHistogram: () => ({ record: () => {} }),
+    createCounter: () => ({ add: (_, attributes = {}) => ended.push(attributes) }),
+    createObservableGauge: () => ({ addCallback: () => {} }),
+  };
+  return { meter, ended };
+}
+
 /**
  * `BackoffMetrics` through one client: its counts checked against what the server saw.
  */
@@ -246,6 +283,52 @@ export function describeMetricsClient(driver: BackoffClientDriver): void {
         largestWait: 500 + 1000 + 2000,
         budgetRefusals: 0,
       });
+    });
+
+    it('a call whose signal was already aborted sends nothing: one call, stopped aborted, with 0 attempts', async () => {
+      const metrics = new BackoffMetrics();
+      const c = client({ metrics, circuitBreaker: new CircuitBreaker() });
+      const ok = api.script('/ok', [200]);
+      const settled = await c.send(GET('/ok', { signal: AbortSignal.abort() }));
+      expect(settled.ok).toBe(false);
+      if (!settled.ok) expect(driver.errorKind(settled.error)).toBe('abort');
+      if (driver.rejectsAbortedBeforeAdapter) expect(settled.result).toBeUndefined();
+      else expect(settled.result).toMatchObject({ attempts: 0, reason: 'aborted' });
+      expect(ok.hits).toHaveLength(0);
+      expect(metrics.snapshot()).toMatchObject({
+        calls: 1,
+        attempts: 0,
+        retries: 0,
+        attemptsPerCall: [1],
+        stops: { aborted: 1 },
+        circuitRefusals: 0,
+      });
+      // The call took no probe slot and told the breaker nothing: the next one goes as usual.
+      expect(await c.send(GET('/ok'))).toMatchObject({ ok: true, status: 200 });
+      expect(metrics.snapshot()).toMatchObject({ calls: 2, attempts: 1, attemptsPerCall: [1, 1] });
+    });
+
+    it('OpenTelemetry: each ended call names its method, server address and port, and why it failed', async () => {
+      const { meter, ended } = recordingMeter();
+      const c = client({ metrics: new BackoffMetrics({ meter }) });
+      api.script('/ok', [200]);
+      api.script('/down', [503]);
+      await c.send(GET('/ok'));
+      await c.send({ method: 'POST', path: '/down', json: {} });
+      const server = {
+        'url.scheme': 'http',
+        'server.address': '127.0.0.1',
+        'server.port': Number(new URL(API).port),
+      };
+      expect(ended).toEqual([
+        { 'http.request.method': 'GET', ...server, 'backoff.stop_reason': 'success' },
+        {
+          'http.request.method': 'POST',
+          ...server,
+          'backoff.stop_reason': 'method-not-idempotent',
+          'error.type': '503',
+        },
+      ]);
     });
 
     it('a shared BackoffMetrics counts the calls refused by an open circuit, and the budget refusals', async () => {

@@ -32,6 +32,7 @@ export function axiosDriver(ax: AxiosStatic, adapter: AdapterName): BackoffClien
   return {
     name: `axios ${ax.VERSION} (${adapter} adapter)`,
     rejectsOnHttpError: true,
+    rejectsAbortedBeforeAdapter: true,
     create(baseUrl, options) {
       const instance = ax.create({ baseURL: baseUrl, adapter });
       axiosBackoff(instance, options);

@@ -54,7 +54,7 @@ const retryAfterSeconds: Case[] = [
   ['a list with a lone day name', { 'Retry-After': '2, Wed' }, undefined],
   ['a list with a day name and no date', { 'Retry-After': 'Wed, 5' }, undefined],
   [
-    'the issue\'s header: "2, Wed, 21 Oct 2026 07:28:00 GMT" (a past date)',
+    'seconds and a past date: "2, Wed, 21 Oct 2026 07:28:00 GMT"',
     { 'Retry-After': '2, Wed, 21 Oct 2026 07:28:00 GMT' },
     2000,
   ],

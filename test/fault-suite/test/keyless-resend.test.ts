@@ -55,7 +55,7 @@ const cases: fc.Arbitrary<Case> = fc.record({
   steps: scripts,
 });
 
-/** The cases the issue names, always run first. */
+/** Hand-picked cases (a false, null, empty-list or empty key), always run first. */
 const EXAMPLES: [Case][] = [
   [{ entries: [['Idempotency-Key', false]], idempotencyKey: 'auto', steps: ['503', '503', '200'] }],
   [{ entries: [['idempotency-key', null]], idempotencyKey: 'auto', steps: ['503', '503', '200'] }],

@@ -31,7 +31,7 @@ describe.each(CLIENTS)('in Chromium, offline then back online: %s', (client) => 
       serviceWorkers: 'block',
     });
     try {
-      const path = `/r14/${client}/${++serial}`;
+      const path = `/offline/${client}/${++serial}`;
       await context.setOffline(true);
       expect(await page.evaluate(() => navigator.onLine)).toBe(false);
       await page.evaluate(([base, c, p]) => window.offline.start(base, c, { method: 'GET', path: p }), [

@@ -46,7 +46,7 @@ export const OVERHEAD_VARIANTS: readonly Variant[] = [
   control(kyDefaults),
   calibration(kyDefaults),
   kyNoRetry,
-  // Floors: what each ky mechanism kyBackoff uses costs by itself, doing nothing (issue 13).
+  // Floors: what each ky mechanism kyBackoff uses costs by itself, doing nothing.
   kyFetchFloor,
   kyShouldRetryFloor,
   kyEmptyHooksFloor,
@@ -59,21 +59,21 @@ export const OVERHEAD_VARIANTS: readonly Variant[] = [
   fetchWithBackoff,
 ];
 
-/** Issue 17's target: axios-backoff's own work per successful request, in-process, over bare axios. */
+/** The target for axios-backoff's own work per successful request, in-process, over bare axios, in µs. */
 export const AXIOS_ADDED_TARGET_US = 2;
 
 /**
- * `loopback`: the keep-alive server on 127.0.0.1 (the issue's measure). `in-process`: the same clients on the
+ * `loopback`: the keep-alive server on 127.0.0.1 (where the 1% target is set). `in-process`: the same clients on the
  * in-process mock (axios adapter / fetch), so only JavaScript is timed: the added µs are the libraries' own work,
  * without the socket and parser costs that make the loopback ratios noisy.
  */
 export type OverheadServer = 'loopback' | 'in-process';
 
-/** The issue's target: a backoff client at most 1% more CPU per successful request than the bare client. */
+/** The loopback target: a backoff client at most 1% more CPU per successful request than the bare client. */
 export const OVERHEAD_TARGET = 1.01;
 
 /**
- * Issue 13's targets for ky-backoff, against ky with its default retry (the `ky` row): CPU per successful
+ * The targets for ky-backoff, against ky with its default retry (the `ky` row): CPU per successful
  * request in-process and on the loopback, and retained heap per parked retry against ky's built-in retry.
  */
 export const KY_TARGETS = { inProcess: 1.1, loopback: 1.05, memory: 1.2 } as const;
@@ -335,8 +335,8 @@ export async function runOverhead(options: OverheadOptions = {}): Promise<Overhe
 }
 
 /**
- * Whether a backoff row meets its target; undefined where none applies. In-process: issue 17's µs for
- * axios-backoff, issue 13's ratio for ky-backoff. On the loopback: the ratios of issues 7 and 13.
+ * Whether a backoff row meets its target; undefined where none applies. In-process: the added µs for
+ * axios-backoff, the ratio to ky for ky-backoff. On the loopback: the 1% ratio, and ky-backoff's own.
  */
 export function overheadVerdict(result: OverheadResult, row: OverheadRow): 'met' | 'missed' | undefined {
   if (!/backoff/i.test(row.variant.name)) return undefined;

@@ -157,7 +157,7 @@ function ownWorkSection(own: OwnWorkResult): string[] {
   ];
 }
 
-/** The Targets lines of measure 1 (issue 17's µs, issue 7's loopback ratios) and of measure 5 (memory). */
+/** The Targets lines of measure 1 (axios-backoff's added µs, the loopback ratios) and of measure 5 (memory). */
 export function overheadVerdicts(report: BenchReport): string[] {
   const inProc = report.overheadInProcess;
   const loop = report.overhead;
@@ -205,7 +205,7 @@ export function overheadVerdicts(report: BenchReport): string[] {
   return lines;
 }
 
-/** Issue 17's memory targets: axios-backoff ≤ axios-retry + 1 kB, withBackoff ≤ 3 kB per parked request. */
+/** The memory targets: axios-backoff ≤ axios-retry + 1 kB, withBackoff ≤ 3 kB per parked request. */
 export const MEMORY_TARGETS = { axiosOverAxiosRetry: 1000, withBackoff: 3000 } as const;
 
 export function memoryVerdicts(report: BenchReport): string[] {

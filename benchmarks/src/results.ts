@@ -15,14 +15,14 @@ const us = (n: number | undefined) => (n === undefined ? '?' : `${fixed(n, 1)} �
 /** Where the size goes, per core module: what each holds (read from the sources) and how it could shrink. */
 const SIZE_IDEAS: Readonly<Record<string, string>> = {
   'backoff-core/src/validate.ts':
-    'the option defaults and their validation with a message naming each option (R9), already one table of ' +
+    'the option defaults and their validation with a message naming each option, already one table of ' +
     'checks (check.ts) with short messages; fewer options would be the next cut.',
   'backoff-core/src/decision.ts':
     'RetryState: the verdict, the method/body/retries/Retry-After/deadline/budget gates, the shouldRetry ' +
     'context and the onRetry event. Much of it is public property names, which minifiers keep; little to cut ' +
     'without changing the API.',
   'backoff-core/src/http-date.ts':
-    'the three HTTP-date forms as strict regexes, the RFC 850 two-digit-year rule and a round-trip check (R4). ' +
+    'the three HTTP-date forms as strict regexes, the RFC 850 two-digit-year rule and a round-trip check. ' +
     'IMF-fixdate alone (what servers send) plus `Date.parse` for the rest would be a fraction of it.',
   'backoff-core/src/server-timing.ts':
     'RateLimit, RateLimit-Reset, X-RateLimit-Reset, X-Rate-Limit-Reset and retry-after-ms parsing. Only ' +
@@ -79,8 +79,7 @@ function sizeVerdicts(size: SizeResult | undefined): string[] {
     const aloneName = entry.name.replace('(with backoff-core)', 'alone (core external)');
     const alone = aloneName === entry.name ? undefined : size.rows.find((r) => r.entry.name === aloneName);
     return [
-      `- **${entry.name}: ${fixed(gzipBytes)} B min+gzip: target ≤ ${fixed(entry.target)} B ${met ? 'met' : 'missed'}` +
-        ' (issue 17).**' +
+      `- **${entry.name}: ${fixed(gzipBytes)} B min+gzip: target ≤ ${fixed(entry.target)} B ${met ? 'met' : 'missed'}.**` +
         (met || alone === undefined
           ? ''
           : ` The whole core is ${fixed(core?.gzipBytes ?? 0)} B and the adapter's own code alone (core external) ` +
@@ -105,7 +104,7 @@ function decisionNotes(d: DecisionResult): string[] {
   ];
 }
 
-/** Issue 13: ky-backoff against ky with its default retry, in-process, on the loopback, and per parked retry. */
+/** ky-backoff against ky with its default retry, in-process, on the loopback, and per parked retry. */
 function kyVerdicts(report: BenchReport): string[] {
   const verdict = (value: number | undefined, target: number) =>
     value === undefined
@@ -131,7 +130,7 @@ function kyVerdicts(report: BenchReport): string[] {
 }
 
 /**
- * The floors behind issue 13's targets: ky itself with what kyBackoff registers, each part doing nothing. Any
+ * The floors behind ky-backoff's targets: ky itself with what kyBackoff registers, each part doing nothing. Any
  * hook makes ky 2 merge the instance's hooks into every call's options; a target below these rows cannot be met
  * by kyBackoff's own code.
  */

@@ -22,7 +22,7 @@ afterAll(async () => {
   await browser?.close();
 });
 
-/** Runs a case in the page. Like the suite's afterEach: no wait may outlive its call (R7). */
+/** Runs a case in the page. Like the suite's afterEach: no wait may outlive its call. */
 async function run(client: ClientName, name: CaseName): Promise<Observation> {
   const observation = await page.evaluate(([c, n]) => window.harness.runCase(c, n), [client, name] as const);
   expect(observation.pendingTimers).toBe(0);
@@ -46,7 +46,7 @@ it('the harness page is controlled by the MSW service worker', async () => {
 });
 
 describe.each(CLIENTS)('in Chromium: %s', (client) => {
-  it('R1/R3: 503, 503, 200 succeeds on the third attempt with full-jitter waits of 500 and 1000 ms', async () => {
+  it('503, 503, 200 succeeds on the third attempt with full-jitter waits of 500 and 1000 ms', async () => {
     const o = await run(client, '503-503-200');
     expect(o.settled[0]).toMatchObject({ ok: true, status: 200, result: { attempts: 3, totalDelay: 1500 } });
     expect(hitCount(o, '/items')).toBe(3);
@@ -54,27 +54,27 @@ describe.each(CLIENTS)('in Chromium: %s', (client) => {
     expect(o.pendingTimers).toBe(0);
   });
 
-  it('R3: equal and none jitter give their exact delays', async () => {
+  it('equal and none jitter give their exact delays', async () => {
     const o = await run(client, 'jitter-equal-and-none');
     expect(o.settled.map((s) => s.status)).toEqual([200, 200]);
     expect(o.waits).toEqual([750, 1500, 3000, 100, 300]);
   });
 
-  it('R4: 429 with Retry-After in seconds waits the server delay plus a small jitter', async () => {
+  it('429 with Retry-After in seconds waits the server delay plus a small jitter', async () => {
     const o = await run(client, 'retry-after-seconds');
     expect(o.settled[0]).toMatchObject({ ok: true, status: 200 });
     expect(hitCount(o, '/limited')).toBe(2);
     expect(o.waits).toEqual([2200]);
   });
 
-  it('R4: 429 with an HTTP-date Retry-After waits until that date', async () => {
+  it('429 with an HTTP-date Retry-After waits until that date', async () => {
     const o = await run(client, 'retry-after-date');
     expect(o.settled[0]).toMatchObject({ ok: true, status: 200 });
     expect(hitCount(o, '/limited')).toBe(2);
     expect(o.waits).toEqual([3300]);
   });
 
-  it('R4: a Retry-After above maxRetryAfter gives up at once and reports the server delay', async () => {
+  it('a Retry-After above maxRetryAfter gives up at once and reports the server delay', async () => {
     const o = await run(client, 'retry-after-too-long');
     expectHttpFailure(client, o.settled[0], 429);
     expect(o.settled[0]?.result).toMatchObject({
@@ -86,13 +86,13 @@ describe.each(CLIENTS)('in Chromium: %s', (client) => {
     expect(o.waits).toEqual([]);
   });
 
-  it('R4: a malformed Retry-After is ignored and the computed backoff is used', async () => {
+  it('a malformed Retry-After is ignored and the computed backoff is used', async () => {
     const o = await run(client, 'retry-after-malformed');
     expect(o.settled[0]).toMatchObject({ ok: true, status: 200 });
     expect(o.waits).toEqual([500]);
   });
 
-  it('R1: 400, 401, 403, 404, 422 and 501 are not retried', async () => {
+  it('400, 401, 403, 404, 422 and 501 are not retried', async () => {
     const o = await run(client, 'statuses-not-retried');
     const statuses = [400, 401, 403, 404, 422, 501];
     statuses.forEach((status, i) => {
@@ -102,7 +102,7 @@ describe.each(CLIENTS)('in Chromium: %s', (client) => {
     });
   });
 
-  it('R5: after `retries` retries the last failure is returned', async () => {
+  it('after `retries` retries the last failure is returned', async () => {
     const o = await run(client, 'retries-exhausted');
     expectHttpFailure(client, o.settled[0], 503);
     expect(o.settled[0]?.result).toMatchObject({
@@ -113,7 +113,7 @@ describe.each(CLIENTS)('in Chromium: %s', (client) => {
     expect(hitCount(o, '/down')).toBe(3);
   });
 
-  it('R5: no wait is started that would end after the deadline', async () => {
+  it('no wait is started that would end after the deadline', async () => {
     const o = await run(client, 'deadline');
     expectHttpFailure(client, o.settled[0], 503);
     expect(o.settled[0]?.result?.reason).toBe('deadline');
@@ -121,13 +121,13 @@ describe.each(CLIENTS)('in Chromium: %s', (client) => {
     expect(o.waits).toEqual([500]);
   });
 
-  it('R1: a network error (the worker answers Response.error()) on a GET is retried', async () => {
+  it('a network error (the worker answers Response.error()) on a GET is retried', async () => {
     const o = await run(client, 'network-error-retried');
     expect(o.settled[0]).toMatchObject({ ok: true, status: 200 });
     expect(hitCount(o, '/flaky')).toBe(2);
   });
 
-  it("R5/R8: a network failure on every attempt ends in the client's own network error, with the result", async () => {
+  it("a network failure on every attempt ends in the client's own network error, with the result", async () => {
     const o = await run(client, 'network-error-every-attempt');
     expect(o.settled[0]).toMatchObject({
       ok: false,
@@ -137,7 +137,7 @@ describe.each(CLIENTS)('in Chromium: %s', (client) => {
     expect(hitCount(o, '/gone')).toBe(3);
   });
 
-  it('R2: PUT and DELETE are retried without a key, with the same body; PATCH is not', async () => {
+  it('PUT and DELETE are retried without a key, with the same body; PATCH is not', async () => {
     const o = await run(client, 'put-delete-retried-patch-not');
     const [put, del, patch] = o.settled;
     expect(put).toMatchObject({ ok: true, status: 200 });
@@ -152,7 +152,7 @@ describe.each(CLIENTS)('in Chromium: %s', (client) => {
     expect(hitCount(o, '/patch')).toBe(1);
   });
 
-  it('R1: 413 is retried only with a server timing header', async () => {
+  it('413 is retried only with a server timing header', async () => {
     const o = await run(client, '413-only-with-timing-header');
     expect(o.settled[0]).toMatchObject({ ok: true, status: 200 });
     expect(hitCount(o, '/big')).toBe(2);
@@ -161,7 +161,7 @@ describe.each(CLIENTS)('in Chromium: %s', (client) => {
     expect(hitCount(o, '/too-big')).toBe(1);
   });
 
-  it('R2: a POST without an Idempotency-Key is never retried, on a 503 or a network error', async () => {
+  it('a POST without an Idempotency-Key is never retried, on a 503 or a network error', async () => {
     const o = await run(client, 'post-without-key-not-retried');
     expectHttpFailure(client, o.settled[0], 503);
     expect(o.settled[0]?.result?.reason).toBe('method-not-idempotent');
@@ -170,7 +170,7 @@ describe.each(CLIENTS)('in Chromium: %s', (client) => {
     expect(hitCount(o, '/broken')).toBe(1);
   });
 
-  it('R2: a POST with an Idempotency-Key is retried with the same key and body', async () => {
+  it('a POST with an Idempotency-Key is retried with the same key and body', async () => {
     const o = await run(client, 'post-with-key-retried');
     expect(o.settled[0]).toMatchObject({ ok: true, status: 201 });
     expect(o.hits['/orders']?.map((hit) => [hit.headers['idempotency-key'], hit.body])).toEqual([
@@ -180,7 +180,7 @@ describe.each(CLIENTS)('in Chromium: %s', (client) => {
     ]);
   });
 
-  it("R2: idempotencyKey 'auto' sends one key per logical request, the same on every attempt", async () => {
+  it("idempotencyKey 'auto' sends one key per logical request, the same on every attempt", async () => {
     const o = await run(client, 'idempotency-key-auto');
     expect(o.settled[0]).toMatchObject({ ok: true, status: 201 });
     const keys = o.hits['/orders']?.map((hit) => hit.headers['idempotency-key']) ?? [];
@@ -192,7 +192,7 @@ describe.each(CLIENTS)('in Chromium: %s', (client) => {
     expect(second).not.toBe(keys[0]);
   });
 
-  it('R1/R2: 409 is retried only when the request carries a key', async () => {
+  it('409 is retried only when the request carries a key', async () => {
     const o = await run(client, '409-only-with-key');
     expect(o.settled[0]).toMatchObject({ ok: true, status: 200 });
     expect(hitCount(o, '/keyed')).toBe(2);
@@ -200,7 +200,7 @@ describe.each(CLIENTS)('in Chromium: %s', (client) => {
     expect(hitCount(o, '/plain')).toBe(1);
   });
 
-  it('R10: with default options nothing is added to the request', async () => {
+  it('with default options nothing is added to the request', async () => {
     const o = await run(client, 'nothing-added-by-default');
     const hits = o.hits['/items'] ?? [];
     expect(hits).toHaveLength(3);
@@ -218,7 +218,7 @@ describe.each(CLIENTS)('in Chromium: %s', (client) => {
     expect(o.waits).toEqual([1000]);
   });
 
-  it('R8: onRetry fires before every wait with the retry number, delay, reason and status', async () => {
+  it('onRetry fires before every wait with the retry number, delay, reason and status', async () => {
     const o = await run(client, 'on-retry-events');
     expect(o.settled[0]).toMatchObject({ ok: true, status: 200 });
     expect(o.extra).toEqual([
@@ -244,7 +244,7 @@ describe.each(CLIENTS)('in Chromium: %s', (client) => {
     expect((o.extra as Array<{ url: string }>)[0]?.url).toContain('/items');
   });
 
-  it("R7: the page's AbortController during a wait rejects at once with the abort error, no further attempt", async () => {
+  it("the page's AbortController during a wait rejects at once with the abort error, no further attempt", async () => {
     const o = await run(client, 'abort-during-wait');
     expect(o.extra).toEqual({ wait: 500, pendingDuringWait: 1 });
     expect(o.settled[0]).toMatchObject({ ok: false, errorKind: 'abort' });
@@ -252,13 +252,13 @@ describe.each(CLIENTS)('in Chromium: %s', (client) => {
     expect(o.pendingTimers).toBe(0);
   });
 
-  it('R7: an already-aborted signal sends nothing', async () => {
+  it('an already-aborted signal sends nothing', async () => {
     const o = await run(client, 'already-aborted');
     expect(o.settled[0]).toMatchObject({ ok: false, errorKind: 'abort' });
     expect(hitCount(o, '/items')).toBe(0);
   });
 
-  it('R6: under an always-503 server the budget stops retries after its reserve', async () => {
+  it('under an always-503 server the budget stops retries after its reserve', async () => {
     const o = await run(client, 'budget-reserve');
     // 5 requests + the 2 retries of the reserve; then a request fails once with the budget empty.
     expect(o.settled.slice(0, 5).reduce((sum, s) => sum + (s.result?.attempts ?? 0), 0)).toBe(7);

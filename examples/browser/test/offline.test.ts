@@ -5,10 +5,11 @@ import { launchChromium } from './support/chromium.ts';
 import { type CorsServer, startCorsServer } from './support/cors-server.ts';
 import { openPage } from './support/pages.ts';
 
-// R14 in Chromium: Playwright's `context.setOffline` flips navigator.onLine, fires offline/online, and fails
-// every request. The probe page (offline.html, no service worker) calls a node:http server on another loopback
-// origin that counts what reaches it; its first request on a path gets a 503, later ones a 200. The backoff
-// waits run on a virtual clock that ends each at once, so only waiting for the network can hold a retry back.
+// Waiting for the network, in Chromium: Playwright's `context.setOffline` flips navigator.onLine, fires
+// offline/online, and fails every request. The probe page (offline.html, no service worker) calls a node:http
+// server on another loopback origin that counts what reaches it; its first request on a path gets a 503,
+// later ones a 200. The backoff waits run on a virtual clock that ends each at once, so only waiting for the
+// network can hold a retry back.
 
 let browser: Browser;
 let api: CorsServer;
@@ -24,13 +25,13 @@ afterAll(async () => {
 
 let serial = 0;
 
-describe.each(CLIENTS)('R14 in Chromium, offline then back online: %s', (client) => {
+describe.each(CLIENTS)('in Chromium, offline then back online: %s', (client) => {
   it('sends nothing while offline, then retries once online and succeeds', async () => {
     const { context, page, errors } = await openPage(browser, '/offline.html', undefined, {
       serviceWorkers: 'block',
     });
     try {
-      const path = `/r14/${client}/${++serial}`;
+      const path = `/offline/${client}/${++serial}`;
       await context.setOffline(true);
       expect(await page.evaluate(() => navigator.onLine)).toBe(false);
       await page.evaluate(([base, c, p]) => window.offline.start(base, c, { method: 'GET', path: p }), [
@@ -48,8 +49,8 @@ describe.each(CLIENTS)('R14 in Chromium, offline then back online: %s', (client)
         onLine: false,
         settled: undefined,
       });
-      // The computed delay is long over (virtual waits end at once): without R14 every retry would already be
-      // spent. A generous real pause shows the call holding still instead.
+      // The computed delay is long over (virtual waits end at once): without waiting for the network every
+      // retry would already be spent. A generous real pause shows the call holding still instead.
       await page.waitForTimeout(300);
       expect(await page.evaluate(() => window.offline.state())).toMatchObject({
         attempts: 1,

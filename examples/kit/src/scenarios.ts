@@ -13,7 +13,7 @@ export interface Scenario {
   readonly backoff?: BackoffOptions;
 }
 
-/** The scenarios every client goes through (R1, R2, R4 made visible). */
+/** The scenarios every client goes through: what is retried, the idempotency gate, Retry-After. */
 export const SCENARIOS: readonly Scenario[] = [
   {
     name: 'GET: 503, 503, 429 Retry-After: 1, 200',

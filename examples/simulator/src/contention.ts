@@ -130,7 +130,7 @@ export interface ContentionPoint {
 }
 
 export interface ContentionSweep {
-  /** The blog's 5 ms. backoff-core's first retry waits up to `baseDelay` (R3: base x 2^(n-1)). */
+  /** The blog's 5 ms. backoff-core's first retry waits up to `baseDelay` (base x 2^(n-1)). */
   readonly baseDelay: number;
   readonly minClients: number;
   readonly maxClients: number;

@@ -4,7 +4,7 @@ import type { Histogram } from './stats.js';
 import { lineChart } from './svg.js';
 import { count, markdownTable, seconds } from './table.js';
 
-/** The targets for the breaker's defaults. */
+/** The breaker's target: the share of calls after the trip that still reach a dead backend. */
 export const TARGET_SHARE = 0.05;
 
 /** Sum of a 100 ms histogram's buckets over [from, to) ms. */

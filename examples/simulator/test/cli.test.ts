@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_OUT, parseCli, REPO_ROOT } from '../src/cli.js';
 
 describe('parseCli', () => {
-  it('has the defaults of the issue', () => {
+  it('has the default scenarios and sizes', () => {
     const config = parseCli([]) ?? expect.unreachable();
     expect(config.scenarios).toEqual(['herd', 'contention', 'amplification', 'dead-backend']);
     expect(config.herd).toMatchObject({ clients: 1000, downFor: 10_000, capacity: 200, retries: 10 });

@@ -4,7 +4,7 @@ import { runDeadBackend } from '../src/dead-backend.js';
 import { deadBackendReport, TARGET_SHARE } from '../src/dead-backend-report.js';
 import { sum } from '../src/stats.js';
 
-// The targets, at the default sizes (100 calls/s, backend down 60 s: about 0.3 s of wall time).
+// The breaker's targets, at the default sizes (100 calls/s, backend down 60 s: about 0.3 s of wall time).
 const config = (parseCli([]) ?? expect.unreachable()).deadBackend;
 
 describe('dead backend', () => {

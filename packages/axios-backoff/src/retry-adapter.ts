@@ -127,7 +127,7 @@ async function sendWithRetries(
 }
 
 /**
- * An open circuit (issue 15) as axios reports a failure: an AxiosError with the code `'ERR_CIRCUIT_OPEN'` and the
+ * An open circuit as axios reports a failure: an AxiosError with the code `'ERR_CIRCUIT_OPEN'` and the
  * core's `CircuitOpenError` as `cause`, so that interceptors and `axios.isAxiosError` work as for any error.
  * Any other error is returned as it is.
  */

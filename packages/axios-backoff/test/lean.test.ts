@@ -3,7 +3,7 @@ import axios, { type AxiosAdapter, AxiosError, AxiosHeaders, type AxiosResponse 
 import { describe, expect, it, vi } from 'vitest';
 import { axiosBackoff, getBackoffResult, RetryBudget } from '../src/index.ts';
 
-// Issue 17: what axios-backoff does per request. Costs are measured by the benchmarks; these pin the behaviour
+// What axios-backoff does per request. Costs are measured by the benchmarks; these pin the behaviour
 // that makes them small.
 
 function setup(adapter: AxiosAdapter) {
@@ -14,7 +14,7 @@ function setup(adapter: AxiosAdapter) {
   return { clock, instance };
 }
 
-describe('issue 17: axios-backoff per request', () => {
+describe('axios-backoff per request', () => {
   it('one retrying adapter serves every request of an installation with the same adapter setting', async () => {
     const ok: AxiosAdapter = async (config) => ({
       data: 'ok',
@@ -90,7 +90,7 @@ describe('issue 17: axios-backoff per request', () => {
   });
 });
 
-describe('issue 17: a request that succeeds at once', () => {
+describe('a request that succeeds at once', () => {
   /** An adapter answering `statuses` in turn (the last one from then on), as axios's `settle` would. */
   function answering(...statuses: number[]) {
     let calls = 0;

@@ -29,7 +29,7 @@ export type Stamp = (name: string, key: string) => HeadersLike | undefined | nul
 
 function make(options: ResolvedOptions, budget: RetryBudget | undefined): Backoff {
   // With a circuit breaker (which passes calls on to the metrics) or metrics, their retry state that reports to
-  // them (issue 15, watch.ts): reached only through them, so a bundle that never creates either carries none of it.
+  // them (watch.ts): reached only through them, so a bundle that never creates either carries none of it.
   const State = (options.circuitBreaker ?? options.metrics)?.watcher(options) ?? RetryState;
   const policy: Backoff = {
     options,
@@ -54,7 +54,7 @@ function make(options: ResolvedOptions, budget: RetryBudget | undefined): Backof
 }
 
 /**
- * Creates a retry policy (R1-R9). Options are validated here: a bad one throws a TypeError or RangeError that
+ * Creates a retry policy. Options are validated here: a bad one throws a TypeError or RangeError that
  * names it. Each call creates its own budget unless `options.budget` passes one in.
  */
 export function createBackoff(options?: BackoffOptions): Backoff {

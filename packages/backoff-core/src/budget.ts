@@ -46,7 +46,7 @@ const CHECKS: Readonly<Record<keyof RetryBudgetOptions, Check>> = {
 };
 
 /**
- * A token bucket that caps retries at a fraction of successes (R6): each success adds `ratio` tokens, each retry
+ * A token bucket that caps retries at a fraction of successes: each success adds `ratio` tokens, each retry
  * takes one (a retry after a 429 takes `throttlingCost`), up to `reserve` tokens. Under total failure only
  * `reserve` retries are ever made (load ~1x); with a few random failures the bucket stays full and every failure
  * gets its retries. This is the SRE book's 10% per-client rule as a bucket (Marc Brooker's 0.1-per-success

@@ -1,5 +1,5 @@
 /**
- * The option checker shared by `createBackoff` and `RetryBudget` (R9): a table maps each option to a check, and
+ * The option checker shared by `createBackoff` and `RetryBudget`: a table maps each option to a check, and
  * a check returns the value to keep or throws a TypeError / RangeError whose message names the option. Tables
  * rather than hand-written code per option: the checks are what a frontend bundle carries for every client.
  */

@@ -68,7 +68,7 @@ function overridden(verdict: Verdict, override: unknown): Verdict {
 }
 
 /**
- * The server's explicit word on a failed answer (R12: `x-should-retry`, `Stripe-Should-Retry`) when the policy reads
+ * The server's explicit word on a failed answer (`x-should-retry`, `Stripe-Should-Retry`) when the policy reads
  * it, else `undefined`; an answer below 400 is a success whatever it says. Shared with the breaker's watch
  * (watch.ts), so that both judge a status by one rule.
  */
@@ -141,7 +141,7 @@ export class RetryState {
 
   /**
    * Reports the headers of the request as it is actually sent, read after the adapter set `idempotencyKey` on it.
-   * A non-idempotent request is retried only if its key header is on the request that went out (R2): this is
+   * A non-idempotent request is retried only if its key header is on the request that went out: this is
    * the core's only source for a generated key, so a client that silently drops or refuses the header (axios
    * keeps a `false` it was given) can never make the core believe a key is there. Call it before `next` /
    * `decide`; calling it for every attempt is fine (the last report counts).
@@ -192,7 +192,7 @@ export class RetryState {
     const options = this.#options;
     if (outcome.type === 'response') {
       const { status } = outcome;
-      // The server's explicit word decides first (R12); a response below 400 is a success whatever it says.
+      // The server's explicit word decides first; a response below 400 is a success whatever it says.
       const said = serverSaid(options, outcome);
       if (said !== undefined) {
         return said
@@ -229,7 +229,7 @@ export class RetryState {
   }
 
   /**
-   * Records one finished attempt and decides whether to retry it (R1, R2, R4, R5, R6), synchronously. Use it
+   * Records one finished attempt and decides whether to retry it, synchronously. Use it
    * when `shouldRetry` is not set or returns its verdict at once; a `shouldRetry` that returns a Promise makes it
    * throw a TypeError (use `decide`).
    */
@@ -318,12 +318,12 @@ export class RetryState {
     };
   }
 
-  /** The gates after the verdict: method, body, retries, maxRetryAfter, deadline, budget (R2, R4, R5, R6). */
+  /** The gates after the verdict: method, body, retries, maxRetryAfter, deadline, budget. */
   #gate(verdict: Verdict): Decision {
     const options = this.#options;
     const serverDelay = this.#serverDelay;
     if (!verdict.retryable) return this.#stop(verdict.reason, serverDelay);
-    // A request that never left cannot be applied twice: any method may be sent again (R13).
+    // A request that never left cannot be applied twice: any method may be sent again.
     if (!this.#idempotent && !this.#hasKey() && verdict.reason !== 'not-sent') {
       return this.#stop('method-not-idempotent', serverDelay);
     }
@@ -410,9 +410,9 @@ export class RetryState {
 
   /**
    * Fires `onRetry` (and awaits it when it returns a Promise), then waits the decision's delay. Rejects at once
-   * with the signal's reason when it aborts (R7), and the call's reason becomes `'aborted'`; the caller then must
+   * with the signal's reason when it aborts, and the call's reason becomes `'aborted'`; the caller then must
    * not send another attempt. If `onRetry` throws or rejects, it rejects with that error and sets no timer. With a
-   * circuit breaker (issue 15), a retry whose origin's circuit opened meanwhile rejects with a `CircuitOpenError`
+   * circuit breaker, a retry whose origin's circuit opened meanwhile rejects with a `CircuitOpenError`
    * and the call's reason becomes `'circuit-open'` (see watch.ts).
    */
   async wait(decision: RetryDecision, signal?: AbortSignal | null): Promise<void> {
@@ -423,7 +423,7 @@ export class RetryState {
     try {
       const hook = this.#notify(decision, signal, network !== undefined);
       // The failed attempt (its response, headers, error) is let go once onRetry's event is built: a request
-      // parked in its wait holds no more than it needs (issue 17).
+      // parked in its wait holds no more than it needs.
       this.#outcome = undefined;
       if (hook !== undefined) await hook;
       // Timed only when an abort can cut the wait short (then only the part that passed counts).
@@ -432,7 +432,7 @@ export class RetryState {
       this.#totalDelay += decision.delay;
     } catch (reason) {
       if (signal?.aborted) {
-        // Aborted: count only the part of the wait that passed; the call stopped because of the abort (R7).
+        // Aborted: count only the part of the wait that passed; the call stopped because of the abort.
         if (started !== undefined) {
           this.#totalDelay += Math.min(decision.delay, Math.max(0, this.#options.now() - started));
         }
@@ -494,7 +494,7 @@ export class RetryState {
     return isThenable(hook) ? untilAborted(hook, signal) : undefined;
   }
 
-  /** The network to wait for: set when this network-error attempt failed while the device was offline (R14). */
+  /** The network to wait for: set when this network-error attempt failed while the device was offline. */
   #offline(outcome: Outcome | undefined): NetworkStatus | undefined {
     const { network } = this.#options;
     if (network === undefined || outcome?.type !== 'error') return undefined;

@@ -23,7 +23,7 @@ export function exponentialDelay(retry: number, { baseDelay, maxDelay, factor }:
 }
 
 /**
- * The delay before retry `retry` (1-based), jittered (R3). `previous` is the delay this logical request waited
+ * The delay before retry `retry` (1-based), jittered. `previous` is the delay this logical request waited
  * before its previous retry; only decorrelated jitter uses it. The result is always in [0, maxDelay].
  */
 export function computeDelay(
@@ -51,7 +51,7 @@ export function computeDelay(
 }
 
 /**
- * The wait for a server-requested delay (R4): the server's value is a floor, plus a small positive jitter so that
+ * The wait for a server-requested delay: the server's value is a floor, plus a small positive jitter so that
  * clients told the same time do not return in lockstep. The jitter is 20% of the delay, at least 100 ms and at
  * most 1 s, and never pushes the wait past `ceiling` (which is never below the server's own value).
  */

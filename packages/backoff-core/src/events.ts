@@ -34,7 +34,7 @@ export interface DelayContext extends ShouldRetryContext {
   readonly computed: number;
 }
 
-/** Passed to `onRetry` before every wait (R8). */
+/** Passed to `onRetry` before every wait. */
 export interface RetryEvent {
   /** Which retry this wait leads to, 1-based (attempt `retry + 1` follows it). */
   readonly retry: number;
@@ -51,7 +51,7 @@ export interface RetryEvent {
   readonly error: unknown;
   /**
    * `true` when the attempt failed with a network error while the device was offline: the wait lasts until it
-   * is back online (and at least `delay`), so a page can say "Waiting for the network…" (R14).
+   * is back online (and at least `delay`), so a page can say "Waiting for the network…".
    */
   readonly waitingForNetwork: boolean;
 }

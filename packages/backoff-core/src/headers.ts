@@ -17,7 +17,7 @@ function text(value: unknown): string | undefined {
     if (Array.isArray(value)) return value.length === 0 ? undefined : value.map(String).join(', ');
     return String(value);
   } catch {
-    // A value with no string form (a null-prototype object, a throwing toString) is malformed: ignored (R4).
+    // A value with no string form (a null-prototype object, a throwing toString) is malformed: ignored.
     return undefined;
   }
 }

@@ -1,7 +1,7 @@
 import { abortReason, type TimerProvider } from './sleep.js';
 
 /**
- * Where the core learns whether the device is online (R14): in a browser or worker, `navigator.onLine` and the
+ * Where the core learns whether the device is online: in a browser or worker, `navigator.onLine` and the
  * `online` event. Inject your own (a test's fake, a React Native NetInfo bridge) through the `network` option.
  */
 export interface NetworkStatus {

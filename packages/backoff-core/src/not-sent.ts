@@ -1,5 +1,5 @@
 /**
- * Failures that prove no byte of the request left the client (R13): the connection was never established, so a
+ * Failures that prove no byte of the request left the client: the connection was never established, so a
  * new attempt cannot apply the request twice, whatever its method. A browser's "Failed to fetch" is never one of
  * them: a browser does not say where its request failed.
  */

@@ -103,7 +103,7 @@ export interface BackoffOptions {
    */
   shouldRetryHeaders?: boolean | undefined;
   /**
-   * Where the device's online state comes from (R14). When an attempt fails with a network error while it is
+   * Where the device's online state comes from. When an attempt fails with a network error while it is
    * offline, the wait lasts until it is back online (and at least the computed delay): offline time spends no
    * retries and is not capped by `maxDelay`; `deadline` and an abort still end the wait at once. `false` turns
    * this off. Node has no online state, so there nothing waits.
@@ -117,7 +117,7 @@ export interface BackoffOptions {
    */
   budget?: RetryBudget | RetryBudgetOptions | false | undefined;
   /**
-   * A circuit breaker per origin (R11): `new CircuitBreaker(options)`, for this client alone or shared between
+   * A circuit breaker per origin: `new CircuitBreaker(options)`, for this client alone or shared between
    * clients, or `false` for none. While an origin's circuit is open, calls to it fail at once with a
    * `CircuitOpenError` and nothing is sent; a retry never waits into an open circuit (reason `'circuit-open'`).
    * An instance, not `true`: so a bundle that never imports `CircuitBreaker` does not carry its code.
@@ -188,10 +188,10 @@ export interface ResolvedOptions {
   readonly timers: TimerProvider;
 }
 
-/** The statuses retried by default (R1). */
+/** The statuses retried by default. */
 export const DEFAULT_STATUS_CODES: readonly number[] = [408, 429, 500, 502, 503, 504];
 
-/** Methods that are idempotent by RFC 9110 (plus QUERY), so retried without a key (R2). */
+/** Methods that are idempotent by RFC 9110 (plus QUERY), so retried without a key. */
 export const DEFAULT_METHODS: readonly string[] = [
   'GET',
   'HEAD',

@@ -101,7 +101,7 @@ export function parseRetryAfter(
   const get = headerGetter(headers);
   /**
    * `parse` applied to a present header. A value too large to represent (hundreds of digits) becomes the largest
-   * safe integer (2 ** 53 - 1: shorter than its name in a bundle), so it still means "longer than any
+   * safe integer (2 ** 53 - 1), so it still means "longer than any
    * maxRetryAfter" rather than "no header".
    */
   const read = (name: string, parse: (value: string) => number | undefined): number | undefined => {

@@ -1,7 +1,7 @@
 import { type HeadersLike, headerGetter } from './headers.js';
 
 /**
- * The response headers in which a server says whether its answer may be retried (R12), in the order they are
+ * The response headers in which a server says whether its answer may be retried, in the order they are
  * read. `x-should-retry` is sent by the APIs behind the OpenAI and Anthropic SDKs, `Stripe-Should-Retry` by
  * Stripe's; both SDKs obey them before their own rules.
  */
@@ -9,7 +9,7 @@ export const SHOULD_RETRY_HEADERS: readonly string[] = ['x-should-retry', 'strip
 
 /**
  * One header's word: `true` or `false` (any case, repeated lines all alike), else nothing. A malformed or
- * self-contradicting header is ignored, as a malformed Retry-After is (R4).
+ * self-contradicting header is ignored, as a malformed Retry-After is.
  */
 function verdict(value: string | undefined): boolean | undefined {
   const [word, other] = new Set(

@@ -16,7 +16,7 @@ export function abortReason(signal: AbortSignal): unknown {
 }
 
 /**
- * Waits `ms`, or rejects with the signal's reason as soon as it aborts (R7). Either way the timer and the abort
+ * Waits `ms`, or rejects with the signal's reason as soon as it aborts. Either way the timer and the abort
  * listener are both gone when the promise settles.
  */
 export function sleep(
@@ -54,7 +54,7 @@ export function isThenable(value: unknown): value is PromiseLike<unknown> {
 }
 
 /**
- * Settles like `promise`, unless the signal aborts first: then it rejects at once with the signal's reason (R7),
+ * Settles like `promise`, unless the signal aborts first: then it rejects at once with the signal's reason,
  * and a later rejection of `promise` is handled here, so it never surfaces as an unhandled rejection. The abort
  * listener is gone once it settles.
  */

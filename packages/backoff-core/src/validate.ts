@@ -45,7 +45,7 @@ const methods = list(
   JSON.stringify,
 );
 /**
- * `circuitBreaker` and `metrics` take an instance or `false` (issue 15): a bundler can leave a feature's code out
+ * `circuitBreaker` and `metrics` take an instance or `false`: a bundler can leave a feature's code out
  * only when the user's own import brings it in, which `true` or a plain options object would not.
  */
 const watchable = withMethods(['watcher'], true, 'an instance');

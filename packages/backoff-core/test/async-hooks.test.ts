@@ -35,7 +35,7 @@ function deferred<T>() {
   return { promise, resolve, reject };
 }
 
-describe('item 8: shouldRetry may return a Promise and sees the client response', () => {
+describe('shouldRetry may return a Promise and sees the client response', () => {
   it('decide() returns a Decision at once when there is no shouldRetry, or when it answers synchronously', () => {
     expect(setup().state.decide(unavailable())).toMatchObject({ retry: true, delay: 500 });
     const sync = setup({ shouldRetry: () => false }).state.decide(unavailable());
@@ -111,7 +111,7 @@ describe('item 8: shouldRetry may return a Promise and sees the client response'
   });
 });
 
-describe('item 8: onRetry may return a Promise, awaited before the wait starts', () => {
+describe('onRetry may return a Promise, awaited before the wait starts', () => {
   it('the wait starts only once it resolves', async () => {
     const hook = deferred<void>();
     const { clock, state } = setup({ onRetry: () => hook.promise });
@@ -151,7 +151,7 @@ describe('item 8: onRetry may return a Promise, awaited before the wait starts',
   });
 });
 
-describe('item 5: an abort during a wait reports reason aborted', () => {
+describe('an abort during a wait reports reason aborted', () => {
   it('result().reason is aborted, not the reason of the retry that was waiting', async () => {
     const { clock, state } = setup();
     clock.auto = false;

@@ -3,7 +3,7 @@ import { isRetryBudget, type Outcome } from 'backoff-core/adapter';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-describe('R6 RetryBudget accounting', () => {
+describe('RetryBudget accounting', () => {
   it('starts full: reserve 20, ratio 0.1 by default', () => {
     const budget = new RetryBudget();
     expect(budget.snapshot()).toEqual({ tokens: 20, capacity: 20, acquired: 0, refused: 0, successes: 0 });
@@ -63,7 +63,7 @@ describe('R6 RetryBudget accounting', () => {
     expect(generous.tryAcquire()).toBe(true);
   });
 
-  it('item 6: a throttling retry costs 5/14 of a retry (the AWS SDK quota: 5 tokens against 14)', () => {
+  it('a throttling retry costs 5/14 of a retry (the AWS SDK quota: 5 tokens against 14)', () => {
     const budget = new RetryBudget({ reserve: 1 });
     expect(budget.tryAcquire('throttling')).toBe(true);
     expect(budget.snapshot().tokens).toBe(0.643);
@@ -226,11 +226,11 @@ async function simulate(
   return tally;
 }
 
-describe('R6 the required outcome: 10,000 requests, up to 3 retries each, through RetryState + RetryBudget', () => {
+describe('the retry budget bounds the load: 10,000 requests, up to 3 retries each, through RetryState + RetryBudget', () => {
   const policy = (options = {}) =>
     createBackoff({ retries: 3, random: () => 0.5, timers: instant, now: () => 0, ...options });
 
-  it('(a) / issue 14 (b): at 100% 503 without timing headers the load is 10,000 + reserve attempts (<= 1.01x), then the budget refuses', async () => {
+  it('at 100% 503 without timing headers the load is 10,000 + reserve attempts (<= 1.01x), then the budget refuses', async () => {
     const client = policy();
     const tally = await simulate(client, 10_000, () => true);
     expect(tally.attempts).toBe(10_020);
@@ -247,7 +247,7 @@ describe('R6 the required outcome: 10,000 requests, up to 3 retries each, throug
     });
   });
 
-  it('issue 14 (c): 1,000 requests at 100% 503 with Retry-After: 1 on every answer: 1,020 attempts (<= 1.1x)', async () => {
+  it('1,000 requests at 100% 503 with Retry-After: 1 on every answer: 1,020 attempts (<= 1.1x)', async () => {
     const client = policy();
     const tally = await simulate(client, 1000, () => true, {
       type: 'response',
@@ -259,7 +259,7 @@ describe('R6 the required outcome: 10,000 requests, up to 3 retries each, throug
     expect(tally.final).toEqual({ 'retries-exhausted': 6, 'budget-exhausted': 994 });
   });
 
-  it('issue 14 (c), as 429s: throttling retries cost 5/14, so 56 of them, 1,056 attempts (<= 1.1x)', async () => {
+  it('1,000 requests at 100% 429 with Retry-After: 1: throttling retries cost 5/14, so 56 of them, 1,056 attempts (<= 1.1x)', async () => {
     const client = policy();
     const tally = await simulate(client, 1000, () => true, {
       type: 'response',

@@ -46,11 +46,11 @@ type Row = [
   expected: object,
 ];
 
-describe('R1 decision table: statuses', () => {
+describe('decision table: statuses', () => {
   const key = { headers: { 'Idempotency-Key': '"k-1"' } };
   it.each<Row>([
     ...[408, 500, 502, 503, 504].map((s): Row => [`${s}`, response(s), {}, {}, retry(500, 'status')]),
-    // Item 7: a 429 without a timing header is throttling: base >= 1 s and equal jitter, never "at once".
+    // A 429 without a timing header is throttling: base >= 1 s and equal jitter, never "at once".
     ['429 (throttling: 500 + 0.5 x 500)', response(429), {}, {}, retry(750, 'status')],
     [
       '429 with baseDelay 10 (the base is still 1 s)',
@@ -154,7 +154,7 @@ describe('R1 decision table: statuses', () => {
   });
 });
 
-describe('R1 decision table: error kinds', () => {
+describe('decision table: error kinds', () => {
   it.each<Row>([
     ['network', failure('network'), {}, {}, retry(500, 'network-error')],
     ['timeout (retryOnTimeout true)', failure('timeout'), {}, {}, retry(500, 'timeout')],
@@ -173,7 +173,7 @@ describe('R1 decision table: error kinds', () => {
   });
 });
 
-describe('R2 decision table: the method gate', () => {
+describe('decision table: the method gate', () => {
   it.each(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE', 'QUERY', 'get', 'put', undefined])(
     '%s retries freely',
     (method) => {
@@ -235,7 +235,7 @@ describe('R2 decision table: the method gate', () => {
   });
 });
 
-describe("R2 idempotencyKey: 'auto' and key functions", () => {
+describe("idempotencyKey: 'auto' and key functions", () => {
   afterEach(() => {
     vi.unstubAllGlobals();
   });
@@ -256,18 +256,15 @@ describe("R2 idempotencyKey: 'auto' and key functions", () => {
     ['an empty key', { 'IDEMPOTENCY-KEY': '  ' }],
     ['an empty list', { 'Idempotency-Key': [] }],
     ['a key that cannot travel', { 'Idempotency-Key': 'заказ' }],
-  ])(
-    'item 1: a generated key the adapter did not report as sent never allows a retry: %s',
-    (_label, sent) => {
-      const state = policy({ idempotencyKey: 'auto' }).start({ method: 'POST' });
-      expect(state.idempotencyKey).toMatch(UUID_V4_QUOTED);
-      if (sent !== undefined) state.sent(sent);
-      expect(state.next(response(503))).toStrictEqual(stop('method-not-idempotent'));
-      expect(state.next(response(409))).toStrictEqual(stop('not-retryable-status'));
-    },
-  );
+  ])('a generated key the adapter did not report as sent never allows a retry: %s', (_label, sent) => {
+    const state = policy({ idempotencyKey: 'auto' }).start({ method: 'POST' });
+    expect(state.idempotencyKey).toMatch(UUID_V4_QUOTED);
+    if (sent !== undefined) state.sent(sent);
+    expect(state.next(response(503))).toStrictEqual(stop('method-not-idempotent'));
+    expect(state.next(response(409))).toStrictEqual(stop('not-retryable-status'));
+  });
 
-  it('item 1: the last report counts: a key that disappears from a later attempt stops the retries', () => {
+  it('the last report counts: a key that disappears from a later attempt stops the retries', () => {
     const state = policy().start({ method: 'POST', headers: { 'Idempotency-Key': '"k"' } });
     expect(state.next(response(503))).toMatchObject({ retry: true });
     state.sent({ 'idempotency-key': false });
@@ -341,7 +338,7 @@ describe("R2 idempotencyKey: 'auto' and key functions", () => {
     expect(() => keyed.start({ method: 'POST' })).toThrow(/`idempotencyKey`/);
   });
 
-  // Item 2: a key is an sf-string of visible ASCII (0x20-0x7E), quoted, or bare without `"`, `\` and `,`.
+  // A key is an sf-string of visible ASCII (0x20-0x7E), quoted, or bare without `"`, `\` and `,`.
   it.each<[string, string, RegExp]>([
     ['Cyrillic and Greek (axios strips both to "-")', 'заказ-α', /"з" \(U\+0437\) is not visible ASCII/],
     ['a Latin-1 letter', 'café-1', /"é" \(U\+00E9\) is not visible ASCII/],
@@ -355,7 +352,7 @@ describe("R2 idempotencyKey: 'auto' and key functions", () => {
     ['a bare backslash', 'a\\b', /a bare key may not hold/],
     ['a bare comma (a list to a structured-field parser)', 'a,b', /a bare key may not hold/],
   ])(
-    'item 2: a generated key with %s -> TypeError naming the problem, before anything is sent',
+    'a generated key with %s -> TypeError naming the problem, before anything is sent',
     (_l, key, problem) => {
       const keyed = policy({ idempotencyKey: () => key });
       expect(() => keyed.start({ method: 'POST' })).toThrow(TypeError);
@@ -366,7 +363,7 @@ describe("R2 idempotencyKey: 'auto' and key functions", () => {
     },
   );
 
-  it('item 2: a caller key that cannot travel -> TypeError naming the header, for any method', () => {
+  it('a caller key that cannot travel -> TypeError naming the header, for any method', () => {
     for (const method of ['POST', 'PUT', 'GET']) {
       expect(() => policy().start({ method, headers: { 'Idempotency-Key': 'заказ-β' } })).toThrow(
         new TypeError(
@@ -385,7 +382,7 @@ describe("R2 idempotencyKey: 'auto' and key functions", () => {
     'order-42',
     'ik_live 2026/12/02:42',
     '"~!#$%&\'()*+,-./:;<=>?@[]^_`{|}"',
-  ])('item 2: %s is a key that travels: used as it is, and retried', (key) => {
+  ])('%s is a key that travels: used as it is, and retried', (key) => {
     const state = policy({ idempotencyKey: () => key }).start({ method: 'POST' });
     expect(state.idempotencyKey).toBe(key);
     state.sent({ 'Idempotency-Key': key });
@@ -395,7 +392,7 @@ describe("R2 idempotencyKey: 'auto' and key functions", () => {
   });
 });
 
-describe('R2 non-replayable bodies', () => {
+describe('non-replayable bodies', () => {
   it.each<Row>([
     ['a 503 on a GET', response(503), { replayable: false }, {}, stop('body-not-replayable')],
     [
@@ -419,7 +416,7 @@ describe('R2 non-replayable bodies', () => {
   });
 });
 
-describe('R1/R5 shouldRetry: three states, no bypass of the limits', () => {
+describe('shouldRetry: three states, no bypass of the limits', () => {
   const says = (value: boolean | undefined) => ({ shouldRetry: () => value });
 
   it.each<Row>([
@@ -533,7 +530,7 @@ describe('R1/R5 shouldRetry: three states, no bypass of the limits', () => {
   });
 });
 
-describe('R5 retries', () => {
+describe('the retries limit', () => {
   it('allows exactly `retries` retries, with growing delays, then stops', () => {
     const state = policy({ retries: 3 }).start();
     expect(state.next(response(503))).toStrictEqual(retry(500, 'status', undefined, 1));
@@ -566,7 +563,7 @@ describe('R5 retries', () => {
   });
 });
 
-describe('R5 deadline: never start a wait that ends past it', () => {
+describe('deadline: never start a wait that ends past it', () => {
   const clocked = (options: BackoffOptions) => {
     const clock = { t: NOW };
     return { clock, state: policy({ ...options, now: () => clock.t }).start() };
@@ -644,7 +641,7 @@ describe('R5 deadline: never start a wait that ends past it', () => {
   });
 });
 
-describe('R4 maxRetryAfter and server delays in decisions', () => {
+describe('maxRetryAfter and server delays in decisions', () => {
   it.each<[string, Outcome, BackoffOptions, object]>([
     [
       'Retry-After 61 s > 60 s: give up, report it',
@@ -712,7 +709,7 @@ describe('R4 maxRetryAfter and server delays in decisions', () => {
   });
 });
 
-describe('R6 the budget inside decisions', () => {
+describe('the budget inside decisions', () => {
   it('is spent only on a retry that is actually made', () => {
     const budget = new RetryBudget({ reserve: 5 });
     const p = policy({ budget, retries: 1 });
@@ -744,7 +741,7 @@ describe('R6 the budget inside decisions', () => {
   });
 });
 
-describe('R8 result() and onRetry', () => {
+describe('result() and onRetry', () => {
   it('result() before any attempt', () => {
     expect(policy().start().result()).toStrictEqual({
       attempts: 0,
@@ -889,7 +886,7 @@ describe('R8 result() and onRetry', () => {
   });
 });
 
-describe('R6/R9 extend(): per-request overrides share the budget unless replaced', () => {
+describe('extend(): per-request overrides share the budget unless replaced', () => {
   it('shares the budget: a retry in the override drains the base policy', () => {
     const base = policy({ budget: { reserve: 1 } });
     const override = base.extend({ retries: 5 });
@@ -934,7 +931,7 @@ describe('R6/R9 extend(): per-request overrides share the budget unless replaced
   });
 });
 
-describe('item 7: a 429 without a timing header backs off as throttling', () => {
+describe('a 429 without a timing header backs off as throttling', () => {
   it('never sooner than half of a 1 s-based backoff, whatever random draws', () => {
     for (const r of [0, 0.001, 0.5, 0.999]) {
       const state = policy({ random: () => r, baseDelay: 50 }).start();

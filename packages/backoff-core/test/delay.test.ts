@@ -8,7 +8,7 @@ const DEFAULTS: DelayOptions = { baseDelay: 1000, maxDelay: 30_000, factor: 2, j
 const opts = (overrides: Partial<DelayOptions> = {}): DelayOptions => ({ ...DEFAULTS, ...overrides });
 const fixed = (value: number) => () => value;
 
-describe('R3 delay: exponential growth with the cap applied before jitter', () => {
+describe('delay: exponential growth with the cap applied before jitter', () => {
   it.each([
     [1, 1000],
     [2, 2000],
@@ -52,7 +52,7 @@ describe('R3 delay: exponential growth with the cap applied before jitter', () =
   });
 });
 
-describe('R3 delay: jitter with an injected random', () => {
+describe('delay: jitter with an injected random', () => {
   it.each<[Jitter, number, number, number]>([
     // jitter, retry, random, expected
     ['full', 1, 0, 0],
@@ -107,7 +107,7 @@ describe('R3 delay: jitter with an injected random', () => {
   });
 });
 
-describe('R4 serverDelayWithJitter: the server delay is a floor plus 20% jitter clamped to [100 ms, 1 s]', () => {
+describe('serverDelayWithJitter: the server delay is a floor plus 20% jitter clamped to [100 ms, 1 s]', () => {
   it.each([
     // serverDelay, random, expected
     [2000, 0, 2000],
@@ -136,7 +136,7 @@ describe('R4 serverDelayWithJitter: the server delay is a floor plus 20% jitter 
   });
 });
 
-describe('R3/R4 delay properties', () => {
+describe('delay properties: computed and server-requested', () => {
   const delayOptions = fc
     .record({
       a: fc.double({ min: 0, max: MAX_TIMER_DELAY, noNaN: true }),

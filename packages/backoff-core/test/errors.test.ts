@@ -6,10 +6,10 @@ const coded = (code: unknown, message = `connect ${String(code)}`) =>
 // What undici's fetch throws: TypeError('fetch failed') with the socket error as its cause.
 const fetchFailed = (cause: unknown) => new TypeError('fetch failed', { cause });
 
-describe('R1 classifyError: error codes', () => {
+describe('classifyError: error codes', () => {
   it.each<[string, ErrorKind]>([
     ['ECONNRESET', 'network'],
-    // R13: these only happen before a connection exists: nothing of the request was sent.
+    // These only happen before a connection exists: nothing of the request was sent.
     ['ECONNREFUSED', 'not-sent'],
     ['EAI_AGAIN', 'not-sent'],
     ['ENOTFOUND', 'not-sent'],
@@ -51,7 +51,7 @@ describe('R1 classifyError: error codes', () => {
   });
 });
 
-describe('R1 classifyError: cause chains', () => {
+describe('classifyError: cause chains', () => {
   it.each<[string, unknown, ErrorKind]>([
     [
       "undici's TypeError('fetch failed') caused by UND_ERR_SOCKET",
@@ -130,7 +130,7 @@ describe('R1 classifyError: cause chains', () => {
   });
 });
 
-describe('R1 classifyError: names and browser messages', () => {
+describe('classifyError: names and browser messages', () => {
   it.each<[string, unknown, ErrorKind]>([
     ['a DOMException AbortError', new DOMException('The operation was aborted.', 'AbortError'), 'abort'],
     [
@@ -179,7 +179,7 @@ describe('R1 classifyError: names and browser messages', () => {
   });
 });
 
-describe('R1 classifyNetworkFailure: the cause of an error the client calls a network failure', () => {
+describe('classifyNetworkFailure: the cause of an error the client calls a network failure', () => {
   it.each<[string, unknown, ErrorKind]>([
     ['no cause (XHR)', undefined, 'network'],
     ['a cause with no code', new Error('socket hang up'), 'network'],

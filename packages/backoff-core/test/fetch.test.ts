@@ -8,7 +8,7 @@ let clock: VirtualClock;
 
 beforeAll(() => api.listen());
 afterEach(() => {
-  // No wait may outlive its call (R7).
+  // No wait may outlive its call.
   expect(clock.pendingCount).toBe(0);
   api.reset();
   vi.unstubAllGlobals();
@@ -22,7 +22,7 @@ const wrap = (fetchFn?: FetchLike, options: BackoffOptions = {}) => {
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 
-describe('withBackoff replays bodies that can be sent again (R2)', () => {
+describe('withBackoff replays bodies that can be sent again', () => {
   it.each<[string, () => BodyInit, string]>([
     ['a string', () => 'hello', 'hello'],
     ['an ArrayBuffer', () => bytes('array-buffer').buffer as ArrayBuffer, 'array-buffer'],
@@ -53,7 +53,7 @@ describe('withBackoff replays bodies that can be sent again (R2)', () => {
   });
 });
 
-describe('withBackoff never re-sends a one-shot body (R2)', () => {
+describe('withBackoff never re-sends a one-shot body', () => {
   it('a ReadableStream body is sent once: 1 hit, reason body-not-replayable', async () => {
     const route = api.script('/stream', [503, 200]);
     const body = new ReadableStream<Uint8Array>({
@@ -135,7 +135,7 @@ describe('withBackoff with a Request input', () => {
   });
 });
 
-describe("withBackoff keeps fetch's own errors (R8)", () => {
+describe("withBackoff keeps fetch's own errors", () => {
   it("rejects with the last attempt's own TypeError from HttpResponse.error(), carrying the result", async () => {
     const route = api.script('/down', ['network-error']);
     const seen: unknown[] = [];

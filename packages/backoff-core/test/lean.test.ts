@@ -3,7 +3,7 @@ import { createBackoff, RetryBudget, withBackoff } from 'backoff-core';
 import type { HeadersLike } from 'backoff-core/adapter';
 import { describe, expect, it, vi } from 'vitest';
 
-// Issue 17: no work a request does not need on its success path, and nothing of a failed attempt held while a
+// No work a request does not need on its success path, and nothing of a failed attempt held while a
 // request waits to retry it. Costs themselves are measured by the benchmarks; these tests pin the behaviour.
 
 /** Headers as a getter that counts its reads. */
@@ -12,7 +12,7 @@ function countedHeaders(values: Record<string, string> = {}) {
   return { headers: read as HeadersLike, read };
 }
 
-describe('issue 17: a success path without needless work', () => {
+describe('a success path without needless work', () => {
   it('the clock is not read for a request with no deadline', () => {
     const now = vi.fn(() => 0);
     const state = createBackoff({ now, budget: false }).start({ method: 'GET' });
@@ -72,7 +72,7 @@ describe('a request that succeeds at once', () => {
   });
 });
 
-describe('issue 17: a request parked in its retry wait holds nothing of the failed attempt', () => {
+describe('a request parked in its retry wait holds nothing of the failed attempt', () => {
   /**
    * Sends one request through withBackoff whose first attempt fails as `fail` says (a Response to return, or an
    * error to throw), and checks, while the retry waits, that the failed attempt's object has been collected.

@@ -62,7 +62,7 @@ function failOnce(policy: ReturnType<typeof setup>['policy'], outcome: Outcome, 
   return { state, status, waiting };
 }
 
-describe('R14 offline: a network error while offline waits for the network', () => {
+describe('offline: a network error while offline waits for the network', () => {
   it('waits past the computed delay until the online event, and says so in onRetry', async () => {
     const { clock, network, events, policy } = setup();
     network.online = false;
@@ -147,7 +147,7 @@ describe('R14 offline: a network error while offline waits for the network', () 
     controller.abort(reason);
     await waiting;
     expect(status).toEqual({ done: true, error: reason });
-    // The call stopped because of the abort, not the network error it was waiting to retry (issue 14, R7).
+    // The call stopped because of the abort, not the network error it was waiting to retry.
     expect(state.result()).toMatchObject({ attempts: 1, reason: 'aborted' });
     expect(network.listeners).toBe(0);
     expect(clock.pendingCount).toBe(0);
@@ -189,7 +189,7 @@ describe('R14 offline: a network error while offline waits for the network', () 
   });
 });
 
-describe('R14 withBackoff: nothing is sent while offline', () => {
+describe('withBackoff: nothing is sent while offline', () => {
   it('a fetch that failed offline is sent again only once the device is online', async () => {
     const clock = new VirtualClock(NOW);
     clock.auto = false;
@@ -226,7 +226,7 @@ describe('R14 withBackoff: nothing is sent while offline', () => {
   });
 });
 
-describe('R14 browserNetworkStatus', () => {
+describe('browserNetworkStatus', () => {
   afterEach(() => {
     vi.unstubAllGlobals();
   });

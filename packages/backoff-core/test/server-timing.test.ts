@@ -34,7 +34,7 @@ const retryAfterSeconds: Case[] = [
     { 'Retry-After': 'Wed, 02 Dec 2026 12:00:10 GMT, Wed, 02 Dec 2026 12:00:30 GMT' },
     30_000,
   ],
-  // Item 3: fetch joins a seconds line and a date line; the split no longer depends on the first character.
+  // Fetch joins a seconds line and a date line; the split no longer depends on the first character.
   [
     'a list mixing seconds then a date (the later wins)',
     { 'Retry-After': '5, Wed, 02 Dec 2026 12:00:10 GMT' },
@@ -54,7 +54,7 @@ const retryAfterSeconds: Case[] = [
   ['a list with a lone day name', { 'Retry-After': '2, Wed' }, undefined],
   ['a list with a day name and no date', { 'Retry-After': 'Wed, 5' }, undefined],
   [
-    'the issue\'s header: "2, Wed, 21 Oct 2026 07:28:00 GMT" (a past date)',
+    'seconds and a past date: "2, Wed, 21 Oct 2026 07:28:00 GMT"',
     { 'Retry-After': '2, Wed, 21 Oct 2026 07:28:00 GMT' },
     2000,
   ],
@@ -325,7 +325,7 @@ const containers: Case[] = [
 ];
 
 /**
- * Item 4: the timing headers of real rate limiters' 429s, captured on 127.0.0.1 from express-rate-limit 8.7.5
+ * The timing headers of real rate limiters' 429s, captured on 127.0.0.1 from express-rate-limit 8.7.5
  * (`windowMs: 2000, limit: 3`, `legacyHeaders: true`) for each `standardHeaders` draft, and from
  * @fastify/rate-limit 11.2.0 (`max: 3, timeWindow: 2000`), default and `enableDraftSpec`. The fault suite's
  * rate-limiters test runs the same servers live.
@@ -371,7 +371,7 @@ const REAL_429S: ReadonlyArray<readonly [string, Record<string, string>, Record<
   ],
 ];
 
-describe('item 4: every draft of the RateLimit fields, as real servers send them', () => {
+describe('every draft of the RateLimit fields, as real servers send them', () => {
   it.each(REAL_429S)('%s: the whole 429 asks for 2 s', (_server, others, fields) => {
     expect(parseRetryAfter({ ...others, ...fields }, NOW)).toBe(2000);
   });
@@ -398,7 +398,7 @@ describe('item 4: every draft of the RateLimit fields, as real servers send them
   });
 });
 
-describe('R4 parseRetryAfter: a table of header cases at a fixed now', () => {
+describe('parseRetryAfter: a table of header cases at a fixed now', () => {
   const all = [
     ...retryAfterSeconds,
     ...retryAfterDates,
@@ -420,7 +420,7 @@ describe('R4 parseRetryAfter: a table of header cases at a fixed now', () => {
   });
 });
 
-describe('R4 parseHttpDate', () => {
+describe('parseHttpDate', () => {
   it('returns ms since the epoch for all three forms of the same instant', () => {
     const expected = Date.UTC(1994, 10, 6, 8, 49, 37);
     expect(parseHttpDate('Sun, 06 Nov 1994 08:49:37 GMT', NOW)).toBe(expected);
@@ -453,7 +453,7 @@ describe('R4 parseHttpDate', () => {
   });
 });
 
-describe('R4 parseRetryAfter properties', () => {
+describe('parseRetryAfter properties', () => {
   const names = [
     'retry-after',
     'ratelimit',

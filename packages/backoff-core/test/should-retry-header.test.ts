@@ -15,7 +15,7 @@ const decide = (outcome: Outcome, request: RequestDescription = {}, options: Bac
     .start({ url: 'https://api.test/items', ...request })
     .next(outcome);
 
-describe('R12 the server says whether to retry: x-should-retry, Stripe-Should-Retry', () => {
+describe('the server says whether to retry: x-should-retry, Stripe-Should-Retry', () => {
   it.each<[string, Record<string, unknown>, number, boolean, string]>([
     ['false on a 503', { 'x-should-retry': 'false' }, 503, false, 'should-retry-header'],
     [

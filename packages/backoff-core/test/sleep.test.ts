@@ -21,7 +21,7 @@ function track(promise: Promise<void>) {
   return state;
 }
 
-describe('R7 sleep (vi fake timers)', () => {
+describe('sleep (vi fake timers)', () => {
   beforeEach(() => {
     vi.useFakeTimers();
   });
@@ -94,7 +94,7 @@ describe('R7 sleep (vi fake timers)', () => {
   });
 });
 
-describe('R7 sleep with an injected TimerProvider', () => {
+describe('sleep with an injected TimerProvider', () => {
   it('sets one timer of the given length and clears it on abort', async () => {
     let fire: (() => void) | undefined;
     const timers = {

@@ -184,7 +184,7 @@ describe('withBackoff and parseRetryAfter', () => {
   });
 });
 
-describe('circuit breaker and metrics (issue 15)', () => {
+describe('circuit breaker and metrics', () => {
   it('take instances or false; true and plain options are compile-time errors', () => {
     const breaker = new CircuitBreaker({ consecutiveFailures: 3, onStateChange: ({ to }) => void to });
     const metrics = new BackoffMetrics();

@@ -14,7 +14,7 @@ import { MAX_TIMER_DELAY } from '../src/validate.ts';
 type ErrorClass = typeof TypeError | typeof RangeError;
 const bad = (options: unknown) => () => createBackoff(options as BackoffOptions);
 
-describe('R9 options are validated at createBackoff, naming the option', () => {
+describe('options are validated at createBackoff, naming the option', () => {
   it.each<[label: string, options: Record<string, unknown>, kind: ErrorClass, message: RegExp]>([
     ['retries -1', { retries: -1 }, RangeError, /`retries`/],
     ['retries NaN', { retries: Number.NaN }, RangeError, /`retries`/],
@@ -244,7 +244,7 @@ describe('R9 options are validated at createBackoff, naming the option', () => {
   });
 });
 
-describe('R9 valid options: boundaries accepted, defaults kept', () => {
+describe('valid options: boundaries accepted, defaults kept', () => {
   it('accepts the boundaries of every range', () => {
     expect(() =>
       createBackoff({

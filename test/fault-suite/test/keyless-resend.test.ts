@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FaultHit, FaultServer, faultPath } from '../src/index.ts';
 
 /**
- * Issue 14, item 1: a non-idempotent request is re-sent only if the Idempotency-Key is on the request that is
+ * A non-idempotent request is re-sent only if the Idempotency-Key is on the request that is
  * actually sent. For every client, a POST whose key header is absent, `undefined`, `false`, `null`, empty,
  * blank, an array, a key that cannot travel, or a good key, under any casing of the header name and any
  * `idempotencyKey` setting, meets a server that fails twice: on the server's side, no POST ever arrives twice
@@ -55,7 +55,7 @@ const cases: fc.Arbitrary<Case> = fc.record({
   steps: scripts,
 });
 
-/** The cases the issue names, always run first. */
+/** Hand-picked cases (a false, null, empty-list or empty key), always run first. */
 const EXAMPLES: [Case][] = [
   [{ entries: [['Idempotency-Key', false]], idempotencyKey: 'auto', steps: ['503', '503', '200'] }],
   [{ entries: [['idempotency-key', null]], idempotencyKey: 'auto', steps: ['503', '503', '200'] }],
@@ -109,7 +109,7 @@ const CLIENTS: ReadonlyArray<readonly [string, Send]> = [
   ],
 ];
 
-describe('item 1: no POST is re-sent without its Idempotency-Key, on the server side', () => {
+describe('no POST is re-sent without its Idempotency-Key, on the server side', () => {
   const server = new FaultServer();
   let base = '';
   let id = 0;

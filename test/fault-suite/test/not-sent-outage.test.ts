@@ -14,12 +14,12 @@ const BATCH = 500;
 const RESERVE = 20;
 
 /**
- * R13 with R6: a request that never left is retried for any method, and such retries count against the budget
+ * A request that never left is retried for any method, and such retries count against the budget
  * like any other. N keyless POSTs against a port that refuses every connection (a server that is down) may
  * make at most N first attempts plus the budget's reserve: retries stop when the bucket is empty, and no
  * success refills it. Attempts are counted on every call's result, since a refused connect never reaches a server.
  */
-describe.each(DRIVERS)('R13 an outage stays bounded: $name', (driver) => {
+describe.each(DRIVERS)('an outage of refused connections stays bounded: $name', (driver) => {
   let server: FaultServer | undefined;
   let client: FaultClient | undefined;
 

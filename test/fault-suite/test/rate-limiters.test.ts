@@ -7,7 +7,7 @@ import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 
 /**
- * Issue 14, item 4: the timing headers of real rate limiters, live on 127.0.0.1. Each limiter allows 3 requests
+ * The timing headers of real rate limiters, live on 127.0.0.1. Each limiter allows 3 requests
  * per 2 s window; the 4th gets its 429, whose headers are read as the core reads them: with Retry-After, and with
  * only the limiter's RateLimit fields (Retry-After and the legacy epoch X-RateLimit-* removed), which must give
  * the same wait the fields state, read here independently of the core.
@@ -52,7 +52,7 @@ async function expectRead(headers: Record<string, string>, legacyEpoch: boolean)
   expect(parseRetryAfter(withoutRetryAfter(headers, legacyEpoch))).toBe(seconds * 1000);
 }
 
-describe('item 4: real rate limiters on 127.0.0.1', () => {
+describe('real rate limiters on 127.0.0.1', () => {
   it.each(['draft-6', 'draft-7', 'draft-8'] as const)(
     'express-rate-limit, standardHeaders %s',
     async (draft) => {

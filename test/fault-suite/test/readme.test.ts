@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 
-// Issue 14, item 10: the README described a joined "1, 120" Retry-After as ignored after the code had come to
+// The README once described a joined "1, 120" Retry-After as ignored after the code had come to
 // read it as its longest member (the case "'1' and '120' (two conflicting lines)" in support/cases.ts).
 describe('the fault suite README', () => {
   it('says a joined Retry-After list counts as its longest member, not that it is ignored', async () => {

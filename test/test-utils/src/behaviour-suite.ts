@@ -58,7 +58,7 @@ export interface BackoffClientDriver {
 }
 
 /**
- * The behaviour every client with backoff must show (R1-R10), against MSW-simulated servers with server-side
+ * The behaviour every client with backoff must show, against MSW-simulated servers with server-side
  * counters. Waits run on a virtual clock and `random` is fixed at 0.5, so every delay is asserted exactly.
  */
 export function describeBackoffClient(driver: BackoffClientDriver): void {
@@ -68,7 +68,7 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
 
     beforeAll(() => api.listen());
     afterEach(() => {
-      // No wait may outlive its call (R7): every timer the client set has fired or been cleared.
+      // No wait may outlive its call: every timer the client set has fired or been cleared.
       expect(clock.pendingCount).toBe(0);
       api.reset();
     });
@@ -88,7 +88,7 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       expect(settled.status).toBe(status);
     };
 
-    it('R1/R3: 503, 503, 200 succeeds on the third attempt with full-jitter waits of 500 and 1000 ms', async () => {
+    it('503, 503, 200 succeeds on the third attempt with full-jitter waits of 500 and 1000 ms', async () => {
       const route = api.script('/items', [503, 503, 200]);
       const settled = await client().send({ method: 'GET', path: '/items' });
       expect(settled).toMatchObject({ ok: true, status: 200 });
@@ -97,7 +97,7 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       expect(settled.result).toMatchObject({ attempts: 3, totalDelay: 1500 });
     });
 
-    it('R3: equal and none jitter give their exact delays', async () => {
+    it('equal and none jitter give their exact delays', async () => {
       api.script('/items', [500, 502, 504, 200]);
       await client({ jitter: 'equal' }).send({ method: 'GET', path: '/items' });
       expect(clock.waits).toEqual([750, 1500, 3000]);
@@ -106,7 +106,7 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       expect(clock.waits).toEqual([100, 300]);
     });
 
-    it('R4: 429 with Retry-After in seconds waits the server delay plus a small jitter, never less', async () => {
+    it('429 with Retry-After in seconds waits the server delay plus a small jitter, never less', async () => {
       const route = api.script('/limited', [{ status: 429, headers: { 'Retry-After': '2' } }, 200]);
       const settled = await client().send({ method: 'GET', path: '/limited' });
       expect(settled).toMatchObject({ ok: true, status: 200 });
@@ -115,7 +115,7 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       expect(clock.waits).toEqual([2200]);
     });
 
-    it('R4: 429 with an HTTP-date Retry-After waits until that date', async () => {
+    it('429 with an HTTP-date Retry-After waits until that date', async () => {
       const c = client();
       const date = new Date(clock.now() + 3000).toUTCString();
       const route = api.script('/limited', [{ status: 429, headers: { 'Retry-After': date } }, 200]);
@@ -125,7 +125,7 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       expect(clock.waits).toEqual([3300]);
     });
 
-    it('R4: a Retry-After list joining seconds and a date (two header lines) waits for the later one', async () => {
+    it('a Retry-After list joining seconds and a date (two header lines) waits for the later one', async () => {
       const c = client();
       const date = new Date(clock.now() + 5000).toUTCString();
       const route = api.script('/limited', [{ status: 503, headers: { 'Retry-After': `2, ${date}` } }, 200]);
@@ -136,7 +136,7 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       expect(clock.waits).toEqual([5500]);
     });
 
-    it('R4: a Retry-After above maxRetryAfter gives up at once and reports the server delay', async () => {
+    it('a Retry-After above maxRetryAfter gives up at once and reports the server delay', async () => {
       const route = api.script('/limited', [{ status: 429, headers: { 'Retry-After': '120' } }, 200]);
       const settled = await client().send({ method: 'GET', path: '/limited' });
       expectHttpFailure(settled, 429);
@@ -149,14 +149,14 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       });
     });
 
-    it('R4: a malformed Retry-After is ignored and the computed backoff is used', async () => {
+    it('a malformed Retry-After is ignored and the computed backoff is used', async () => {
       api.script('/limited', [{ status: 503, headers: { 'Retry-After': '1.5' } }, 200]);
       const settled = await client().send({ method: 'GET', path: '/limited' });
       expect(settled).toMatchObject({ ok: true, status: 200 });
       expect(clock.waits).toEqual([500]);
     });
 
-    it.each([400, 401, 403, 404, 422, 501])('R1: %i is not retried', async (status) => {
+    it.each([400, 401, 403, 404, 422, 501])('%i is not retried', async (status) => {
       const route = api.script('/items', [status, 200]);
       const settled = await client().send({ method: 'GET', path: '/items' });
       expectHttpFailure(settled, status);
@@ -164,7 +164,7 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       expect(settled.result).toMatchObject({ attempts: 1, reason: 'not-retryable-status' });
     });
 
-    it('R5: after `retries` retries the last failure is returned', async () => {
+    it('after `retries` retries the last failure is returned', async () => {
       const route = api.script('/down', [503]);
       const settled = await client({ retries: 2 }).send({ method: 'GET', path: '/down' });
       expectHttpFailure(settled, 503);
@@ -195,7 +195,7 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       expect(next.result).toMatchObject({ attempts: 1, reason: 'budget-exhausted' });
     });
 
-    it('R5: no wait is started that would end after the deadline', async () => {
+    it('no wait is started that would end after the deadline', async () => {
       const route = api.script('/down', [503]);
       const settled = await client({ deadline: 1200 }).send({ method: 'GET', path: '/down' });
       expectHttpFailure(settled, 503);
@@ -205,14 +205,14 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       expect(settled.result?.reason).toBe('deadline');
     });
 
-    it('R1: a network error on a GET is retried', async () => {
+    it('a network error on a GET is retried', async () => {
       const route = api.script('/flaky', ['network-error', 200]);
       const settled = await client().send({ method: 'GET', path: '/flaky' });
       expect(settled).toMatchObject({ ok: true, status: 200 });
       expect(route.hits).toHaveLength(2);
     });
 
-    it('R5/R8: a network failure on every attempt ends with the last one, carrying attempts and total wait', async () => {
+    it('a network failure on every attempt ends with the last one, carrying attempts and total wait', async () => {
       const route = api.script('/gone', ['network-error']);
       const settled = await client({ retries: 2 }).send({ method: 'GET', path: '/gone' });
       expect(settled.ok).toBe(false);
@@ -323,7 +323,7 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       for (const result of results) expect(Object.isFrozen(result)).toBe(true);
     });
 
-    it('R2: PUT and DELETE are retried without a key; PATCH is not', async () => {
+    it('PUT and DELETE are retried without a key; PATCH is not', async () => {
       const put = api.script('/put', [503, 200]);
       expect(await client().send({ method: 'PUT', path: '/put', json: { n: 1 } })).toMatchObject({
         ok: true,
@@ -342,7 +342,7 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       expect(settled.result?.reason).toBe('method-not-idempotent');
     });
 
-    it('R1: 413 is retried only with a server timing header', async () => {
+    it('413 is retried only with a server timing header', async () => {
       const timed = api.script('/big', [{ status: 413, headers: { 'Retry-After': '1' } }, 200]);
       expect(await client().send({ method: 'PUT', path: '/big', json: {} })).toMatchObject({ ok: true });
       expect(timed.hits).toHaveLength(2);
@@ -353,7 +353,7 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       expect(plain.hits).toHaveLength(1);
     });
 
-    it('R2: a POST without an Idempotency-Key is never retried, on a 503 or a network error', async () => {
+    it('a POST without an Idempotency-Key is never retried, on a 503 or a network error', async () => {
       const route = api.script('/orders', [503, 200]);
       const settled = await client().send({ method: 'POST', path: '/orders', json: { n: 1 } });
       expectHttpFailure(settled, 503);
@@ -367,7 +367,7 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       expect(broken.hits).toHaveLength(1);
     });
 
-    it('R2: a POST with an Idempotency-Key is retried with the same key and body', async () => {
+    it('a POST with an Idempotency-Key is retried with the same key and body', async () => {
       const route = api.script('/orders', [503, 'network-error', 201]);
       const settled = await client().send({
         method: 'POST',
@@ -384,7 +384,7 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       expect(route.hits.map((hit) => hit.body)).toEqual(['{"n":1}', '{"n":1}', '{"n":1}']);
     });
 
-    it("R2: idempotencyKey 'auto' sends one key per logical request, the same on every attempt", async () => {
+    it("idempotencyKey 'auto' sends one key per logical request, the same on every attempt", async () => {
       const route = api.script('/orders', [503, 503, 201]);
       const c = client({ idempotencyKey: 'auto' });
       const settled = await c.send({ method: 'POST', path: '/orders', json: { n: 1 } });
@@ -399,7 +399,7 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       expect(second.hits[0]?.headers.get('idempotency-key')).not.toBe(keys[0]);
     });
 
-    it('R2: a key that cannot travel (not visible ASCII) is a TypeError naming the problem, and nothing is sent', async () => {
+    it('a key that cannot travel (not visible ASCII) is a TypeError naming the problem, and nothing is sent', async () => {
       const route = api.script('/orders', [503, 201]);
       const generated = await client({ idempotencyKey: () => 'заказ-α' }).send({
         method: 'POST',
@@ -427,7 +427,7 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       expect(route.hits).toHaveLength(0);
     });
 
-    it('R1/R2: 409 is retried only when the request carries a key', async () => {
+    it('409 is retried only when the request carries a key', async () => {
       const keyed = api.script('/keyed', [409, 200]);
       const ok = await client().send({
         method: 'POST',
@@ -442,7 +442,7 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       expect(plain.hits).toHaveLength(1);
     });
 
-    it('R10: with default options nothing is added to the request', async () => {
+    it('with default options nothing is added to the request', async () => {
       const route = api.script('/items', [503, 200]);
       await client({ idempotencyKey: 'auto' }).send({ method: 'GET', path: '/items' });
       await client().send({ method: 'POST', path: '/items', json: {} });
@@ -464,7 +464,7 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       expect(clock.waits).toEqual([1000]);
     });
 
-    it('R8: onRetry fires before every wait with the retry number, delay, reason and status', async () => {
+    it('onRetry fires before every wait with the retry number, delay, reason and status', async () => {
       api.script('/items', [503, { status: 429, headers: { 'retry-after': '1' } }, 200]);
       const events: RetryEvent[] = [];
       await client({ onRetry: (event) => events.push(event) }).send({ method: 'GET', path: '/items' });
@@ -477,7 +477,7 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       expect(events[0]?.url).toContain('/items');
     });
 
-    it('R7: an abort during a wait rejects at once with the abort error, with no further attempt', async () => {
+    it('an abort during a wait rejects at once with the abort error, with no further attempt', async () => {
       const route = api.script('/slow', [503, 200]);
       const c = client();
       clock.auto = false;
@@ -494,7 +494,7 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       expect(settled.result).toMatchObject({ attempts: 1, reason: 'aborted' });
     });
 
-    it("R8: an async shouldRetry reads the body of the client's own response", async () => {
+    it("an async shouldRetry reads the body of the client's own response", async () => {
       const route = api.script('/items', [
         { status: 503, body: 'busy, retry' },
         { status: 503, body: 'down for good' },
@@ -514,7 +514,7 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       expect(settled.result).toMatchObject({ attempts: 2, reason: 'should-retry' });
     });
 
-    it('R8: an async onRetry is awaited before the wait starts; its rejection ends the call with its error', async () => {
+    it('an async onRetry is awaited before the wait starts; its rejection ends the call with its error', async () => {
       api.script('/items', [503, 503, 200]);
       const waitsWhenDone: number[] = [];
       const settled = await client({
@@ -538,7 +538,7 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       expect(clock.waits).toEqual([]);
     });
 
-    it('R7/R8: an abort while an async shouldRetry runs rejects at once with the abort error', async () => {
+    it('an abort while an async shouldRetry runs rejects at once with the abort error', async () => {
       const route = api.script('/slow', [503, 200]);
       const controller = new AbortController();
       let release: (value: boolean) => void = () => {};
@@ -559,7 +559,7 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       expect(settled.result).toMatchObject({ attempts: 1, reason: 'aborted' });
     });
 
-    it('R7: an already-aborted signal sends nothing', async () => {
+    it('an already-aborted signal sends nothing', async () => {
       const route = api.script('/items', [200]);
       const settled = await client().send({ method: 'GET', path: '/items', signal: AbortSignal.abort() });
       expect(settled.ok).toBe(false);
@@ -567,7 +567,7 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       expect(route.hits).toHaveLength(0);
     });
 
-    it('R6 (issue 14 (a)): 30 parallel GETs against a limiter of 10 per 2 s all succeed with the default budget', async () => {
+    it('30 parallel GETs against a limiter of 10 per 2 s all succeed with the default budget', async () => {
       const c = client();
       clock.auto = false;
       const route = api.limiter('/burst', { limit: 10, windowMs: 2000, now: clock.now });
@@ -589,7 +589,7 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       expect(new Set(clock.waits)).toEqual(new Set([2200]));
     });
 
-    // R12: the server's explicit word, read from the response as the client hands it over.
+    // The server's explicit word (x-should-retry, Stripe-Should-Retry), read from the response the client gives.
     it.each([
       ['x-should-retry', 'false', 503, 1, 'should-retry-header'],
       ['Stripe-Should-Retry', 'false', 500, 1, 'should-retry-header'],
@@ -599,24 +599,27 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       ['X-Should-Retry', 'TRUE', 501, 2, 'success'],
       ['x-should-retry', 'maybe', 503, 2, 'success'],
       ['x-should-retry', 'maybe', 400, 1, 'not-retryable-status'],
-    ] as const)('R12: %s: %s on a %i: %i request(s), %s', async (header, value, status, hits, reason) => {
-      const route = api.script('/hinted', [{ status, headers: { [header]: value } }, 200]);
-      const events: RetryEvent[] = [];
-      const settled = await client({ onRetry: (event) => events.push(event) }).send({
-        method: 'PUT',
-        path: '/hinted',
-        json: { n: 1 },
-      });
-      expect(route.hits).toHaveLength(hits);
-      expect(settled.result).toMatchObject({ attempts: hits, reason });
-      if (hits === 1) expectHttpFailure(settled, status);
-      else expect(settled).toMatchObject({ ok: true, status: 200 });
-      if (value === 'true' || value === 'TRUE') {
-        expect(events.map((event) => event.reason)).toEqual(['should-retry-header']);
-      }
-    });
+    ] as const)(
+      'the server says %s: %s on a %i: %i request(s), %s',
+      async (header, value, status, hits, reason) => {
+        const route = api.script('/hinted', [{ status, headers: { [header]: value } }, 200]);
+        const events: RetryEvent[] = [];
+        const settled = await client({ onRetry: (event) => events.push(event) }).send({
+          method: 'PUT',
+          path: '/hinted',
+          json: { n: 1 },
+        });
+        expect(route.hits).toHaveLength(hits);
+        expect(settled.result).toMatchObject({ attempts: hits, reason });
+        if (hits === 1) expectHttpFailure(settled, status);
+        else expect(settled).toMatchObject({ ok: true, status: 200 });
+        if (value === 'true' || value === 'TRUE') {
+          expect(events.map((event) => event.reason)).toEqual(['should-retry-header']);
+        }
+      },
+    );
 
-    it('R12: x-should-retry: true does not lift the method gate, retries, maxRetryAfter or the budget', async () => {
+    it('x-should-retry: true does not lift the method gate, retries, maxRetryAfter or the budget', async () => {
       const yes = { 'x-should-retry': 'true' };
       const post = api.script('/post', [{ status: 400, headers: yes }, 200]);
       const keyless = await client().send({ method: 'POST', path: '/post', json: { n: 1 } });
@@ -647,7 +650,7 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       expect(ended.result?.reason).toBe('deadline');
     });
 
-    it('R12: shouldRetryHeaders: false ignores both headers, for the client or one request', async () => {
+    it('shouldRetryHeaders: false ignores both headers, for the client or one request', async () => {
       const no = api.script('/no', [{ status: 503, headers: { 'x-should-retry': 'false' } }, 200]);
       expect(await client({ shouldRetryHeaders: false }).send({ method: 'GET', path: '/no' })).toMatchObject({
         ok: true,
@@ -666,8 +669,8 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       expect(settled.result?.reason).toBe('not-retryable-status');
     });
 
-    // R14: an offline device (a fake network source: Node has none of its own) holds a network-error retry back.
-    it('R14: a network error while offline is retried only once the device is back online', async () => {
+    // An offline device (a fake network source: Node has none of its own) holds a network-error retry back.
+    it('a network error while offline is retried only once the device is back online', async () => {
       const route = api.script('/offline', ['network-error', 200]);
       const network = new FakeNetwork(false);
       const events: RetryEvent[] = [];
@@ -687,7 +690,7 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       expect(network.listeners).toBe(0);
     });
 
-    it("R14: the deadline ends a wait for the network with the client's own network error", async () => {
+    it("the deadline ends a wait for the network with the client's own network error", async () => {
       const route = api.script('/offline', ['network-error', 200]);
       const network = new FakeNetwork(false);
       const c = client({ network, deadline: 5000 });
@@ -706,7 +709,7 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       expect(network.listeners).toBe(0);
     });
 
-    it('R6: under an always-503 server the budget stops retries after its reserve', async () => {
+    it('under an always-503 server the budget stops retries after its reserve', async () => {
       const route = api.script('/down', [503]);
       const c = client({ budget: { reserve: 2, ratio: 0.1 } });
       for (let i = 0; i < 5; i++) await c.send({ method: 'GET', path: '/down' });

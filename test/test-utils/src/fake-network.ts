@@ -1,7 +1,7 @@
 import type { NetworkStatus } from 'backoff-core';
 
 /**
- * A device's online state for the `network` option, switched by the test (R14): `online` is read by
+ * A device's online state for the `network` option, switched by the test: `online` is read by
  * `isOnline()`, `goOnline()` comes back online and fires the `online` listeners, and `listeners` counts the ones
  * still registered (0 once every wait is over: no listener may outlive its wait).
  */

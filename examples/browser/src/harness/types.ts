@@ -42,7 +42,7 @@ export interface Observation {
   readonly hits: Record<string, Hit[]>;
   /** Every wait the client asked the clock for, in ms. */
   readonly waits: number[];
-  /** Waits neither fired nor cleared once the case ended: must be 0 (R7). */
+  /** Waits neither fired nor cleared once the case ended: must be 0. */
   readonly pendingTimers: number;
   /** Anything else the case measured (onRetry events, ...). */
   readonly extra?: unknown;

@@ -22,7 +22,7 @@ export class Countdown {
   start(event: RetryEvent): void {
     this.stop();
     if (event.waitingForNetwork) {
-      // Offline (R14): the retry goes out once the browser is back online, so there is nothing to count down.
+      // Offline: the retry goes out once the browser is back online, so there is nothing to count down.
       this.#render(`Offline: waiting for the network… (attempt ${event.retry + 1} of ${event.retries + 1})`);
       return;
     }

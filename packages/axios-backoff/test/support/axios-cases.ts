@@ -301,7 +301,7 @@ export function describeAxiosCases(ax: AxiosStatic, adapter: AdapterName): void 
       expect(response.backoff).toMatchObject({ attempts: 2 });
     });
 
-    it("item 9: response.config.adapter and error.config.adapter are the caller's own setting", async () => {
+    it("response.config.adapter and error.config.adapter are the caller's own setting", async () => {
       const { instance } = setup();
       api.script('/items', [503, 200]);
       const response = await instance.get('/items');
@@ -319,7 +319,7 @@ export function describeAxiosCases(ax: AxiosStatic, adapter: AdapterName): void 
       expect(again.config.adapter).toBe(adapter);
     });
 
-    it('item 9: onDownloadProgress reports every attempt, failed ones included, each counted from 0', async () => {
+    it('onDownloadProgress reports every attempt, failed ones included, each counted from 0', async () => {
       const { instance } = setup();
       api.script('/items', [
         { status: 503, body: 'x'.repeat(3000) },
@@ -415,7 +415,7 @@ export function describeCustomAdapterCases(ax: AxiosStatic): void {
       expect(clock.waits).toEqual([1100]);
     });
 
-    it('item 9: a custom adapter function comes back as response.config.adapter', async () => {
+    it('a custom adapter function comes back as response.config.adapter', async () => {
       const adapter = scriptedAdapter(ax, [{ status: 503 }, { status: 200 }]);
       const response = await send(adapter);
       expect(adapter.calls).toBe(2);

@@ -106,7 +106,7 @@ export const CASES: readonly FaultCase[] = [
     name: 'reset before the response (POST without a key): sent once',
     steps: ['reset', 200],
     request: POST,
-    // R13: the request was sent (the server read it): a reset proves nothing, so it is never repeated.
+    // The request was sent (the server read it): a reset proves nothing, so it is never repeated.
     expect: () => failed('network', 1, 'method-not-idempotent'),
   },
   {
@@ -144,7 +144,7 @@ export const CASES: readonly FaultCase[] = [
     flow: { kind: 'refuse', recoverAt: 2 },
     expect: () => ok(1, [500, 1000], 3),
   },
-  // R13: a refused connection proves nothing was sent, so even a keyless POST is retried; the server applies it
+  // A refused connection proves nothing was sent, so even a keyless POST is retried; the server applies it
   // exactly once (the suite checks that no keyless POST reaches it twice).
   {
     name: 'refused (POST without a key), then back: retried, applied exactly once',
@@ -255,7 +255,7 @@ export const CASES: readonly FaultCase[] = [
     expect: () => failed('http', 1, 'deadline', [], { status: 429, serverDelay: 45_000 }),
   },
 
-  // R12: the server's own word, on real sockets (Node's http parser, undici's Headers).
+  // The server's own word (x-should-retry), on real sockets (Node's http parser, undici's Headers).
   {
     name: "503 with 'x-should-retry: false': not retried",
     steps: [{ kind: 'respond', status: 503, headers: { 'x-should-retry': 'false' } }, 200],

@@ -6,10 +6,10 @@ import { launchChromium } from './support/chromium.ts';
 import { type CorsServer, startCorsServer } from './support/cors-server.ts';
 import { openPage } from './support/pages.ts';
 
-// R10 where it matters: a CORS preflight only exists between two real origins. The probe page is served from
-// 127.0.0.1:A (no service worker, and the context blocks them), the API is a node:http server on 127.0.0.1:B
-// that counts every request per path, OPTIONS included. Each request goes to a path of its own, so Chromium's
-// preflight cache cannot hide a preflight.
+// The plugin adds nothing to a request by default, and that matters where a CORS preflight exists: between
+// two real origins. The probe page is served from 127.0.0.1:A (no service worker, and the context blocks
+// them), the API is a node:http server on 127.0.0.1:B that counts every request per path, OPTIONS included.
+// Each request goes to a path of its own, so Chromium's preflight cache cannot hide a preflight.
 
 let browser: Browser;
 let page: Page;
@@ -32,7 +32,7 @@ let serial = 0;
 
 /** Sends one request through `client` set up as `variant`, to a fresh path; returns what the server saw. */
 async function probe(client: ClientName, variant: Variant, request: Omit<PageRequest, 'path'>) {
-  const path = `/r10/${client}/${variant}/${++serial}`;
+  const path = `/preflight/${client}/${variant}/${++serial}`;
   const settled: Settled = await page.evaluate(([base, c, v, r]) => window.cors.send(base, c, v, r), [
     api.url,
     client,
@@ -57,7 +57,7 @@ it('the probe page and the API are two origins', async () => {
   expect(api.url).not.toBe(pageOrigin);
 });
 
-describe.each(CLIENTS)('R10 in Chromium, cross-origin: %s', (client) => {
+describe.each(CLIENTS)('no added preflight in Chromium, cross-origin: %s', (client) => {
   it('control: a custom header on a plain GET does get a preflight (the counter sees them)', async () => {
     const control = await probe(client, 'plain', { method: 'GET', headers: { 'X-Probe': '1' } });
     expect(control.preflights).toBe(1);

@@ -3,6 +3,7 @@ import { type RequestDescription, RetryState } from './decision.js';
 import type { HeadersLike } from './headers.js';
 import type { BackoffOptions, ResolvedOptions } from './options.js';
 import { resolveBudget, resolveOptions } from './validate.js';
+import { watched } from './watch.js';
 
 /** A retry policy: validated options plus the budget its requests share. */
 export interface Backoff {
@@ -28,9 +29,12 @@ export interface Backoff {
 export type Stamp = (name: string, key: string) => HeadersLike | undefined | null;
 
 function make(options: ResolvedOptions, budget: RetryBudget | undefined): Backoff {
-  // With a circuit breaker (which passes calls on to the metrics) or metrics, their retry state that reports to
-  // them (watch.ts): reached only through them, so a bundle that never creates either carries none of it.
-  const State = (options.circuitBreaker ?? options.metrics)?.watcher(options) ?? RetryState;
+  // The policy's watchers, in order: the breaker first (it may refuse a call), then the metrics (they count it).
+  // Only a policy that has one carries the watched call class.
+  const watchers = [options.circuitBreaker?.watcher(options), options.metrics?.watcher(options)].filter(
+    (watcher) => watcher !== undefined,
+  );
+  const State = watchers.length === 0 ? RetryState : watched(watchers);
   const policy: Backoff = {
     options,
     budget,

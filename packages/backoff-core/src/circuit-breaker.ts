@@ -1,8 +1,7 @@
 import { type Check, checked, fail, fn, MAX_TIMER_DELAY, range } from './check.js';
-import type { ResolvedOptions } from './options.js';
 import { attachResult } from './result.js';
 import { show } from './show.js';
-import { type Watchable, type WatchedState, watched } from './watch.js';
+import type { CallWatcher, CircuitBreakerLike, WatcherOptions } from './watcher.js';
 
 /** The state of one origin's circuit. */
 export type CircuitState = 'closed' | 'open' | 'half-open';
@@ -170,7 +169,7 @@ const CHECKS: Readonly<Record<keyof CircuitBreakerOptions, Check | null>> = {
  * Share one instance between clients (pass it as `circuitBreaker`) to give them one view of each backend. Time
  * comes from the policy's `now`, so it runs on an injected clock in tests.
  */
-export class CircuitBreaker implements Watchable {
+export class CircuitBreaker implements CircuitBreakerLike {
   readonly #ratio: number | false;
   readonly #minimum: number;
   readonly #window: number;
@@ -388,28 +387,23 @@ export class CircuitBreaker implements Watchable {
   }
 
   /**
-   * The retry state class of a policy with this breaker: its states are admitted by the breaker, teach
-   * it each attempt, and pass every finished call on to the policy's `metrics`. Called by `createBackoff`; not
-   * needed otherwise.
+   * The watcher of a policy's calls: it admits each call, learns from each attempt, and refuses a retry into a
+   * circuit that opened. Called by `createBackoff`; not needed otherwise.
    */
-  watcher(options: ResolvedOptions): WatchedState {
-    const { metrics } = options;
-    const counter = metrics?.watcher().watch;
-    if (metrics !== undefined) (metrics as { observe?: (breaker: CircuitBreaker) => void }).observe?.(this);
+  watcher(options: WatcherOptions): CallWatcher<Call> {
     const { now, maxRetryAfter } = options;
     const report = (call: Call) => {
       if (call.reported) return;
       call.reported = true;
       this.record(call.origin, now(), call.failed, call.serverDelay, call.probe);
     };
-    return watched<Call>({
+    return {
       admit: (state) => {
         const origin = this.origin(state.url);
         const at = now();
         const probe = this.state(origin, at) !== 'closed';
         const refused = this.admit(origin, at);
         if (refused !== undefined) {
-          counter?.end(state, 'circuit-open');
           throw attachResult(
             refused,
             Object.freeze({ attempts: 0, totalDelay: 0, reason: 'circuit-open', serverDelay: undefined }),
@@ -417,11 +411,11 @@ export class CircuitBreaker implements Watchable {
         }
         return { origin, probe, failed: undefined, serverDelay: undefined, reported: false };
       },
-      attempt: (call, outcome, retryable, serverDelay) => {
-        // Only what the core retries counts as a failure, and never an answer below 500 (a 429 is a live server).
+      attempt: (call, outcome, failing, serverDelay) => {
+        // Only what says the backend is failing counts, and never an answer below 500 (a 429 is a live server).
         call.failed =
           outcome.type === 'response'
-            ? retryable && outcome.status >= 500
+            ? failing
             : outcome.kind === 'network' ||
               outcome.kind === 'not-sent' ||
               outcome.kind === 'timeout' ||
@@ -432,18 +426,16 @@ export class CircuitBreaker implements Watchable {
       },
       resume: (call) => {
         if (this.state(call.origin, now()) === 'closed') return;
-        // The call then ends with the reason 'circuit-open' (watch.ts).
+        // The call then ends with the reason 'circuit-open'.
         throw this.refusal(call.origin, now());
       },
-      end: (state, reason, call, last) => {
-        if (call !== undefined) {
-          // An aborted call says nothing about the server; it only frees its probe slot.
-          if (reason === 'aborted') call.failed = undefined;
-          report(call);
-        }
-        counter?.end(state, reason, undefined, last);
+      end: (_state, reason, call) => {
+        if (call === undefined) return;
+        // An aborted call says nothing about the server; it only frees its probe slot.
+        if (reason === 'aborted') call.failed = undefined;
+        report(call);
       },
-    });
+    };
   }
 
   /** Adds a listener to every state change (what `BackoffMetrics` uses); the same function is added once. */

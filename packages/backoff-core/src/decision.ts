@@ -280,16 +280,17 @@ export class RetryState {
     const options = this.#options;
     this.#attempts++;
     this.#outcome = outcome;
-    if (outcome.type === 'error' && outcome.kind === 'abort') {
-      this.#serverDelay = undefined;
-      this.#stop('aborted', undefined);
-      return undefined;
-    }
+    const aborted = outcome.type === 'error' && outcome.kind === 'abort';
     const serverDelay =
-      outcome.type === 'response' && outcome.status >= 400
+      !aborted && outcome.type === 'response' && outcome.status >= 400
         ? parseRetryAfter(outcome.headers, options.now())
         : undefined;
     this.#serverDelay = serverDelay;
+    this.attempted(outcome, serverDelay);
+    if (aborted) {
+      this.#stop('aborted', undefined);
+      return undefined;
+    }
     const verdict = this.#classify(outcome, serverDelay);
     if (!verdict.retryable && (outcome.type === 'response' ? outcome.status < 500 : false)) {
       // The server answered: from the budget's point of view this request did not fail.
@@ -297,6 +298,12 @@ export class RetryState {
     }
     return verdict;
   }
+
+  /**
+   * An attempt is recorded, before it is decided, with the delay its response asked for: what a watched call
+   * tells its watchers (a breaker, the metrics). Nothing here.
+   */
+  protected attempted(_outcome: Outcome, _serverDelay: number | undefined): void {}
 
   /** Whether the attempt being decided was a throttling answer (429): priced and paced as throttling. */
   get #throttled(): boolean {

@@ -1,6 +1,4 @@
-import type { CircuitBreaker, CircuitState, CircuitStateChange } from './circuit-breaker.js';
-import type { RetryState } from './decision.js';
-import { type Watchable, type WatchedState, watched } from './watch.js';
+import type { CallWatcher, CircuitBreakerLike, MetricsLike, WatchedCall, WatcherOptions } from './watcher.js';
 
 /** The parts of an OpenTelemetry `Meter` (`@opentelemetry/api`) that `BackoffMetrics` uses: typed by shape. */
 export interface MeterLike {
@@ -68,7 +66,7 @@ export interface BackoffMetricsSnapshot {
   readonly circuitChanges: { readonly open: number; readonly halfOpen: number; readonly closed: number };
 }
 
-const STATES: readonly CircuitState[] = ['closed', 'open', 'half-open'];
+const STATES = ['closed', 'open', 'half-open'] as const;
 
 /** Bucket bounds of the attempts histogram: one bucket per attempt count up to the most common `retries`. */
 const ATTEMPT_BOUNDS = [1, 2, 3, 4, 5, 6, 8, 11];
@@ -145,7 +143,7 @@ function errorType(reason: string, last: number | string | undefined): string | 
  * reasons. Optionally records into an OpenTelemetry `Meter` too (then each call's attributes are built when it
  * ends: its method, its server, how it ended).
  */
-export class BackoffMetrics implements Watchable {
+export class BackoffMetrics implements MetricsLike {
   #calls = 0;
   #attempts = 0;
   #circuitRefusals = 0;
@@ -154,7 +152,7 @@ export class BackoffMetrics implements Watchable {
   readonly #perCall: number[] = [];
   readonly #stops = new Map<string, number>();
   readonly #changes = { open: 0, halfOpen: 0, closed: 0 };
-  readonly #breakers = new Set<CircuitBreaker>();
+  readonly #breakers = new Set<CircuitBreakerLike>();
   readonly #otel:
     | {
         readonly attempts: ReturnType<MeterLike['createHistogram']>;
@@ -215,19 +213,20 @@ export class BackoffMetrics implements Watchable {
   }
 
   /**
-   * The retry state class whose states report their calls to these counters (called by `createBackoff`; not needed
-   * otherwise).
+   * The watcher that counts a policy's calls, and the state changes of the policy's circuit breaker. Called by
+   * `createBackoff`; not needed otherwise.
    */
-  watcher(): WatchedState {
+  watcher(options: WatcherOptions): CallWatcher {
+    if (options.circuitBreaker !== undefined) this.#observe(options.circuitBreaker);
     return this.#watcher;
   }
 
-  // One class for every policy: counting a call allocates nothing (without a meter).
-  readonly #watcher: WatchedState = watched({
-    end: (state, reason, _, last) => this.#count(state, reason, last),
-  });
+  // One watcher for every policy: counting a call allocates nothing (without a meter).
+  readonly #watcher: CallWatcher = {
+    end: (call, reason, _kept, last) => this.#count(call, reason, last),
+  };
 
-  #count(state: RetryState, reason: string, last: number | string | undefined): void {
+  #count(state: WatchedCall, reason: string, last: number | string | undefined): void {
     const { attempts, totalDelay: wait } = state;
     this.#calls++;
     this.#attempts += attempts;
@@ -254,14 +253,14 @@ export class BackoffMetrics implements Watchable {
     otel.stops.add(1, ended);
   }
 
-  /** Counts `breaker`'s state changes from now on (the core does this for the breaker of the same policy). */
-  observe(breaker: CircuitBreaker): void {
+  /** Counts `breaker`'s state changes from now on, and shows its circuits in the gauge. */
+  #observe(breaker: CircuitBreakerLike): void {
     if (this.#breakers.has(breaker)) return;
     this.#breakers.add(breaker);
     breaker.listen(this.#onChange);
   }
 
-  readonly #onChange = (change: CircuitStateChange): void => {
+  readonly #onChange = (change: { readonly to: string }): void => {
     if (change.to === 'open') this.#changes.open++;
     else if (change.to === 'half-open') this.#changes.halfOpen++;
     else this.#changes.closed++;

@@ -1,9 +1,8 @@
 import type { RetryBudget, RetryBudgetOptions } from './budget.js';
-import type { CircuitBreaker } from './circuit-breaker.js';
 import type { DelayContext, RetryEvent, ShouldRetryContext } from './events.js';
-import type { BackoffMetrics } from './metrics.js';
 import type { NetworkStatus } from './network.js';
 import type { TimerProvider } from './sleep.js';
+import type { CircuitBreakerLike, MetricsLike } from './watcher.js';
 
 /** The `shouldRetry` option: a verdict on one outcome, now or as a Promise. */
 export type ShouldRetry = (
@@ -123,13 +122,13 @@ export interface BackoffOptions {
    * An instance, not `true`: so a bundle that never imports `CircuitBreaker` does not carry its code.
    * @default false
    */
-  circuitBreaker?: CircuitBreaker | false | undefined;
+  circuitBreaker?: CircuitBreakerLike | false | undefined;
   /**
    * Counters of calls, attempts, retries, waits, stop reasons and circuit changes: a `BackoffMetrics`, shareable
    * between clients (`metrics.snapshot()` reads them; it can record into an OpenTelemetry Meter too).
    * @default undefined (nothing counted)
    */
-  metrics?: BackoffMetrics | false | undefined;
+  metrics?: MetricsLike | false | undefined;
   /**
    * Overrides the verdict on one outcome: `true` retries it, `false` does not, `undefined` keeps the default
    * rules. It may return a Promise of one of those (it is awaited; an abort still ends the call at once). It gets
@@ -179,8 +178,8 @@ export interface ResolvedOptions {
   readonly retryOnTimeout: boolean;
   readonly shouldRetryHeaders: boolean;
   readonly network: NetworkStatus | undefined;
-  readonly circuitBreaker: CircuitBreaker | undefined;
-  readonly metrics: BackoffMetrics | undefined;
+  readonly circuitBreaker: CircuitBreakerLike | undefined;
+  readonly metrics: MetricsLike | undefined;
   readonly shouldRetry: ShouldRetry | undefined;
   readonly onRetry: OnRetry | undefined;
   readonly random: () => number;

@@ -44,11 +44,10 @@ const methods = list(
   TypeError,
   JSON.stringify,
 );
-/**
- * `circuitBreaker` and `metrics` take an instance or `false`: a bundler can leave a feature's code out
- * only when the user's own import brings it in, which `true` or a plain options object would not.
- */
-const watchable = withMethods(['watcher'], true, 'an instance');
+// `circuitBreaker` and `metrics` take an instance or `false`: a bundler can leave a feature's code out only when the
+// user's own import brings it in, which `true` or a plain options object would not.
+const breaker = withMethods(['watcher', 'listen', 'toJSON'], true, 'a `new CircuitBreaker()`');
+const metrics = withMethods(['watcher', 'snapshot'], true, 'a `new BackoffMetrics()`');
 
 /** Every option and its check. `budget` is checked by `resolveBudget` (it is no resolved option). */
 const CHECKS: Readonly<Record<keyof BackoffOptions, Check | null>> = {
@@ -78,8 +77,8 @@ const CHECKS: Readonly<Record<keyof BackoffOptions, Check | null>> = {
   shouldRetryHeaders: bool,
   network: withMethods(['isOnline', 'onOnline'], true),
   budget: null,
-  circuitBreaker: watchable,
-  metrics: watchable,
+  circuitBreaker: breaker,
+  metrics,
   shouldRetry: fn,
   onRetry: fn,
   random: fn,

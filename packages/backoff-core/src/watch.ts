@@ -12,58 +12,21 @@ import type { BackoffResult } from './events.js';
 import type { ResolvedOptions } from './options.js';
 import type { Outcome } from './outcome.js';
 import type { StopReason } from './reasons.js';
-import { parseRetryAfter } from './server-timing.js';
 import { isThenable } from './sleep.js';
+import type { CallWatcher } from './watcher.js';
 
-/**
- * What a policy's optional observer of its calls hears (the circuit breaker and the metrics), from the
- * retry states of its calls (`WatchedState`). The core reaches it only through `Watchable.watcher`, so a bundle
- * that never creates a `CircuitBreaker` or a `BackoffMetrics` carries none of it: `RetryState` itself watches
- * nothing.
- */
-export interface CallWatcher<Call = unknown> {
-  /**
-   * A call starts, before its first attempt. Throws (a `CircuitOpenError`) to refuse it: nothing is sent. Returns
-   * what the watcher keeps of the call, handed back to its other hooks.
-   */
-  admit?(state: RetryState): Call;
-  /**
-   * An attempt ended with `outcome`; for a 5xx response, `retryable` says whether its status is one the policy
-   * retries (in `statusCodes`, or the server's `x-should-retry: true`; a server's `false` does not clear it: it
-   * asks for no retry, it does not say the backend is well) and `serverDelay` is its Retry-After in ms. Returns
-   * `true` when no retry may wait (the origin's circuit is not closed): the call then stops with the reason
-   * `'circuit-open'`.
-   */
-  attempt?(call: Call, outcome: Outcome, retryable: boolean, serverDelay: number | undefined): boolean;
-  /** A wait is over and the retry is about to go. Throws (a `CircuitOpenError`) to refuse it. */
-  resume?(call: Call): void;
-  /**
-   * The call ended, with the reason it stopped (`'aborted'` when its wait was interrupted). `last` is the status
-   * or error kind of the attempt it stopped on; none when it stopped without one (refused, aborted before it
-   * began, or ended during a wait).
-   */
-  end(state: RetryState, reason: string, call?: Call, last?: number | string): void;
-}
+/** The call class of a watched policy: `Backoff.start` makes its calls with it. */
+export type WatchedState = new (
+  options: ResolvedOptions,
+  budget: RetryBudget | undefined,
+  request?: RequestDescription,
+) => RetryState;
 
-/** The retry state class of a watched policy: `Backoff.start` makes its calls' states with it. */
-export interface WatchedState {
-  new (options: ResolvedOptions, budget: RetryBudget | undefined, request?: RequestDescription): RetryState;
-  /** The watcher its states report to. */
-  readonly watch: CallWatcher;
-}
-
-/** Something that watches a policy's calls: a `CircuitBreaker` or a `BackoffMetrics`. */
-export interface Watchable {
-  /** The retry state class for the policy with `options` (called by `createBackoff`). */
-  watcher(options: ResolvedOptions): WatchedState;
-}
-
-/** The retry state class whose states report to `watch`. */
-export function watched<Call>(watch: CallWatcher<Call>): WatchedState {
+/** The call class whose calls report to every watcher in `watchers`, in their order. */
+export function watched(watchers: readonly CallWatcher[]): WatchedState {
   return class extends WatchedRetryState {
-    static readonly watch = watch;
     constructor(options: ResolvedOptions, budget: RetryBudget | undefined, request?: RequestDescription) {
-      super(options, budget, request, watch);
+      super(options, budget, request, watchers);
     }
   };
 }
@@ -100,10 +63,10 @@ class CircuitGate implements RetryGate {
  * told once (a ky attempt decided again does not count twice).
  */
 class WatchedRetryState extends RetryState {
-  /** Gone once it was told that the call ended: it hears nothing more of this call. */
-  #watch: CallWatcher | undefined;
-  /** What the watcher keeps of this call (`admit`'s answer). */
-  readonly #call: unknown;
+  /** Gone once they were told that the call ended: they hear nothing more of this call. */
+  #watchers: readonly CallWatcher[] | undefined;
+  /** What each watcher keeps of this call (its `admit`'s answer), by its place in the list. */
+  readonly #kept: unknown[] = [];
   readonly #options: ResolvedOptions;
   readonly #gate: CircuitGate | undefined;
 
@@ -111,42 +74,52 @@ class WatchedRetryState extends RetryState {
     options: ResolvedOptions,
     budget: RetryBudget | undefined,
     request: RequestDescription | undefined,
-    watch: CallWatcher,
+    watchers: readonly CallWatcher[],
   ) {
-    const gate = watch.attempt && new CircuitGate(budget);
-    super(options, gate || budget, request);
+    const gate = watchers.some((watcher) => watcher.attempt) ? new CircuitGate(budget) : undefined;
+    super(options, gate ?? budget, request);
     this.#options = options;
     this.#gate = gate;
-    this.#watch = watch;
-    this.#call = watch.admit?.(this);
+    this.#watchers = watchers;
+    try {
+      for (const watcher of watchers) this.#kept.push(watcher.admit?.(this));
+    } catch (refusal) {
+      // Refused (an open circuit): nothing is sent, and every watcher hears that the call ended so.
+      this.#end('circuit-open');
+      throw refusal;
+    }
   }
 
   /** The status or error kind of the attempt being decided: what the call stopped on, if it stops. */
   #last: number | string | undefined;
 
   #end(reason: string, last?: number | string): void {
-    this.#watch?.end(this, reason, this.#call, last);
-    this.#watch = undefined;
+    const watchers = this.#watchers;
+    this.#watchers = undefined;
+    watchers?.forEach((watcher, i) => {
+      watcher.end(this, reason, this.#kept[i], last);
+    });
   }
 
-  /** Tells the watcher of an attempt, before the core decides it (an abort says nothing about the server). */
-  #attempt(outcome: Outcome): void {
+  /** Tells the watchers of an attempt, before the core decides it (an abort says nothing about the server). */
+  protected override attempted(outcome: Outcome, serverDelay: number | undefined): void {
     this.#last = outcome.type === 'response' ? outcome.status : outcome.kind;
     const gate = this.#gate;
     if (gate === undefined) return;
     gate.refused = false;
     gate.open = undefined;
     if (outcome.type === 'error' && outcome.kind === 'abort') return;
-    let retryable = false;
-    let serverDelay: number | undefined;
-    if (outcome.type === 'response' && outcome.status >= 500) {
-      // Whether the status says the backend is failing: one of statusCodes, or one the server asks to retry. A
-      // server's `false` is about retrying, not about its health: a 503 that says it is still a failure.
-      const options = this.#options;
-      serverDelay = parseRetryAfter(outcome.headers, options.now());
-      retryable = options.statusCodes.has(outcome.status) || serverSaid(options, outcome) === true;
-    }
-    gate.open = this.#watch?.attempt?.(this.#call, outcome, retryable, serverDelay);
+    // Whether the status says the backend is failing: one of statusCodes, or one the server asks to retry. A
+    // server's `false` is about retrying, not about its health: a 503 that says it is still a failure.
+    const options = this.#options;
+    const failing =
+      outcome.type === 'response' &&
+      outcome.status >= 500 &&
+      (options.statusCodes.has(outcome.status) || serverSaid(options, outcome) === true);
+    const delay = outcome.type === 'response' && outcome.status >= 500 ? serverDelay : undefined;
+    this.#watchers?.forEach((watcher, i) => {
+      if (watcher.attempt?.(this.#kept[i], outcome, failing, delay)) gate.open = true;
+    });
   }
 
   /** A decision made: a refused retry becomes the stop `'circuit-open'`, and a stop is told to the watcher. */
@@ -168,12 +141,10 @@ class WatchedRetryState extends RetryState {
   }
 
   override next(outcome: Outcome): Decision {
-    this.#attempt(outcome);
     return this.#decided(super.next(outcome));
   }
 
   override decide(outcome: Outcome, signal?: AbortSignal | null): Decision | Promise<Decision> {
-    this.#attempt(outcome);
     const decision = super.decide(outcome, signal);
     if (!isThenable(decision)) return this.#decided(decision);
     return decision.then(
@@ -207,7 +178,9 @@ class WatchedRetryState extends RetryState {
     return this.#ending(super.wait(decision, signal)).then(() => {
       try {
         // The retry is about to go: not into a circuit that opened meanwhile.
-        this.#watch?.resume?.(this.#call);
+        this.#watchers?.forEach((watcher, i) => {
+          watcher.resume?.(this.#kept[i]);
+        });
       } catch (refusal) {
         (this.#gate as CircuitGate).refused = true;
         this.#end('circuit-open');

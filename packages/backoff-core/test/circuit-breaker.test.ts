@@ -327,10 +327,14 @@ describe('CircuitBreaker: options (R9)', () => {
     const breaker = new CircuitBreaker();
     expect(createBackoff({ circuitBreaker: breaker }).options.circuitBreaker).toBe(breaker);
     expect(() => createBackoff({ circuitBreaker: true as never })).toThrow(
-      new TypeError('Expected `circuitBreaker` to be false or an instance, got true.'),
+      new TypeError('Expected `circuitBreaker` to be false or a `new CircuitBreaker()`, got true.'),
     );
     expect(() => createBackoff({ circuitBreaker: {} as never })).toThrow(TypeError);
     expect(() => createBackoff({ metrics: {} as never })).toThrow(/`metrics`/);
+    // Each takes its own kind: a breaker given as metrics (or the other way round) is refused, naming the option.
+    expect(() => createBackoff({ metrics: breaker as never })).toThrow(
+      'Expected `metrics` to be false or a `new BackoffMetrics()`, got an object.',
+    );
   });
 });
 

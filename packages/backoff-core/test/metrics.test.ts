@@ -137,7 +137,8 @@ describe('BackoffMetrics', () => {
 
   it('counting a call allocates nothing: the watcher is one object for every call', () => {
     const metrics = new BackoffMetrics();
-    expect(metrics.watcher()).toBe(metrics.watcher());
+    const { options } = createBackoff({ budget: false });
+    expect(metrics.watcher(options)).toBe(metrics.watcher(options));
   });
 
   it('rejects a meter that is not one', () => {

@@ -1,10 +1,12 @@
+import type { AxiosError, AxiosResponse } from 'axios';
 import type { BackoffOptions, BackoffResult } from 'backoff-core';
 
 /**
  * The options of `axiosBackoff(instance, options)` and of a request's `backoff`: exactly backoff-core's options,
- * with the same names and defaults.
+ * with the same names and defaults; `shouldRetry`, `delay` and `onRetry` get axios's own `AxiosResponse` and
+ * `AxiosError`.
  */
-export type AxiosBackoffOptions = BackoffOptions;
+export type AxiosBackoffOptions = BackoffOptions<AxiosResponse, AxiosError>;
 
 // Declared without type parameters, as axios's own interfaces grew one between 1.13 and 1.21: a parameter list
 // here would have to match one version exactly.
@@ -15,7 +17,7 @@ declare module 'axios' {
      * once, with no retry.
      * @default undefined (the options given to `axiosBackoff`)
      */
-    backoff?: BackoffOptions | false | undefined;
+    backoff?: AxiosBackoffOptions | false | undefined;
   }
 
   interface AxiosResponse {

@@ -27,7 +27,7 @@ describe('axiosBackoff', () => {
       budget: new RetryBudget({ reserve: 50 }),
       methods: [...DEFAULT_METHODS, 'POST'],
     });
-    expectTypeOf<AxiosBackoffOptions>().toEqualTypeOf<BackoffOptions>();
+    expectTypeOf<AxiosBackoffOptions>().toEqualTypeOf<BackoffOptions<AxiosResponse, AxiosError>>();
   });
 
   it('checks the options', () => {
@@ -37,14 +37,29 @@ describe('axiosBackoff', () => {
     axiosBackoff(axios, { retries: '3' });
     // @ts-expect-error option names are checked at installation
     axiosBackoff(axios, { retryDelay: () => 0 });
-    axiosBackoff(axios, { onRetry: (event) => expectTypeOf(event).toEqualTypeOf<RetryEvent>() });
+    axiosBackoff(axios, { onRetry: (event) => expectTypeOf(event).toEqualTypeOf<RetryEvent<AxiosError>>() });
+  });
+});
+
+describe("the callbacks get axios's own types", () => {
+  it('shouldRetry, delay and onRetry read the AxiosResponse and the AxiosError without a cast', () => {
+    axiosBackoff(axios, {
+      shouldRetry: ({ response, error }) => {
+        expectTypeOf(response).toEqualTypeOf<AxiosResponse | undefined>();
+        expectTypeOf(error).toEqualTypeOf<AxiosError | undefined>();
+        return response?.data.code === 'busy' || error?.code === 'ECONNRESET';
+      },
+      delay: ({ response, retry, computed }) => (response?.status === 503 ? retry * 250 : computed),
+      onRetry: ({ error }) => console.log(error?.config?.url),
+    });
+    axios.get('/x', { backoff: { shouldRetry: ({ response }) => response?.headers['x-retry'] === 'yes' } });
   });
 });
 
 describe('config.backoff (module augmentation of axios)', () => {
   it('is an options object or false, on requests, instance defaults and axios.create', () => {
     const instance = axios.create({ backoff: { retries: 1 } });
-    expectTypeOf<AxiosRequestConfig['backoff']>().toEqualTypeOf<BackoffOptions | false | undefined>();
+    expectTypeOf<AxiosRequestConfig['backoff']>().toEqualTypeOf<AxiosBackoffOptions | false | undefined>();
     instance.get('/x', { backoff: false });
     instance.get('/x', { backoff: { retries: 0, idempotencyKey: 'auto' } });
     instance.post(

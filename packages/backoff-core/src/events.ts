@@ -2,8 +2,11 @@ import type { HeadersLike } from './headers.js';
 import type { Outcome } from './outcome.js';
 import type { RetryReason, StopReason } from './reasons.js';
 
-/** What `shouldRetry` is asked about: one finished attempt. */
-export interface ShouldRetryContext {
+/**
+ * What `shouldRetry` is asked about: one finished attempt. `Res` and `Err` are the client's own response and error
+ * types, where the adapter knows them (axios: `AxiosResponse`, `AxiosError`; ky and fetch: `Response`).
+ */
+export interface ShouldRetryContext<Res = unknown, Err = unknown> {
   /** The attempt that just finished, 1-based. */
   readonly attempt: number;
   readonly method: string;
@@ -11,12 +14,12 @@ export interface ShouldRetryContext {
   /** The response status, when the attempt got a response. */
   readonly status: number | undefined;
   /** The error, when the attempt failed without a response. */
-  readonly error: unknown;
+  readonly error: Err | undefined;
   /**
    * The client's own response object, when the attempt got one: fetch's `Response` (withBackoff, ky) or the
    * `AxiosResponse`. A fetch `Response` body can be read once: read `response.clone()` to leave the caller theirs.
    */
-  readonly response: unknown;
+  readonly response: Res | undefined;
   /** The response headers, when the attempt got a response (read them case-insensitively with `headerGetter`). */
   readonly headers: HeadersLike | undefined;
   readonly outcome: Outcome;
@@ -25,7 +28,7 @@ export interface ShouldRetryContext {
 }
 
 /** What the `delay` option is asked: the attempt that failed (as `shouldRetry` sees it) and the retry to come. */
-export interface DelayContext extends ShouldRetryContext {
+export interface DelayContext<Res = unknown, Err = unknown> extends ShouldRetryContext<Res, Err> {
   /** Which retry the wait leads to, 1-based. */
   readonly retry: number;
   /** The delay the server asked for (Retry-After and the like), in ms, when it asked. */
@@ -35,7 +38,7 @@ export interface DelayContext extends ShouldRetryContext {
 }
 
 /** Passed to `onRetry` before every wait. */
-export interface RetryEvent {
+export interface RetryEvent<Err = unknown> {
   /** Which retry this wait leads to, 1-based (attempt `retry + 1` follows it). */
   readonly retry: number;
   /** The most retries this request may make (`retries`), for "attempt k of n" displays. */
@@ -48,7 +51,7 @@ export interface RetryEvent {
   readonly method: string;
   readonly url: string | undefined;
   readonly status: number | undefined;
-  readonly error: unknown;
+  readonly error: Err | undefined;
   /**
    * `true` when the attempt failed with a network error while the device was offline: the wait lasts until it
    * is back online (and at least `delay`), so a page can say "Waiting for the network…".

@@ -17,7 +17,7 @@ export type FetchLike = (input: FetchInput, init?: RequestInit) => Promise<Respo
 /** fetch's init, plus the per-request override: options to lay over the wrapper's, or `false` for no retries. */
 export interface BackoffRequestInit extends RequestInit {
   /** @default undefined (the wrapper's options) */
-  backoff?: BackoffOptions | false | undefined;
+  backoff?: BackoffOptions<Response> | false | undefined;
 }
 
 /** A fetch with retries; `backoff` is the policy it runs on (its options and budget). */
@@ -46,7 +46,7 @@ function urlOf(input: FetchInput): string {
  * attempts and total wait, read with `getBackoffResult`. A `Request` passed with a body of its own is sent once:
  * pass the body in `init` to have it replayed.
  */
-export function withBackoff(fetchFn?: FetchLike, options?: BackoffOptions): FetchWithBackoff {
+export function withBackoff(fetchFn?: FetchLike, options?: BackoffOptions<Response>): FetchWithBackoff {
   if (fetchFn !== undefined && typeof fetchFn !== 'function') {
     throw new TypeError('Expected `fetch` to be a function.');
   }

@@ -4,20 +4,30 @@ import type { NetworkStatus } from './network.js';
 import type { TimerProvider } from './sleep.js';
 import type { CircuitBreakerLike, MetricsLike } from './watcher.js';
 
+/**
+ * A callback option's type, checked as a method is: options typed with a client's own response and error types
+ * (an `AxiosResponse`) are still options of the core, whose callbacks see `unknown`.
+ */
+type Callback<Arg, Result> = { bivariant(arg: Arg): Result }['bivariant'];
+
 /** The `shouldRetry` option: a verdict on one outcome, now or as a Promise. */
-export type ShouldRetry = (
-  context: ShouldRetryContext,
-) => boolean | undefined | PromiseLike<boolean | undefined>;
+export type ShouldRetry<Res = unknown, Err = unknown> = Callback<
+  ShouldRetryContext<Res, Err>,
+  boolean | undefined | PromiseLike<boolean | undefined>
+>;
 
 /** The `onRetry` option: told before every wait; a returned Promise is awaited before the wait starts. */
 // `unknown`, not `void | PromiseLike<void>`: a union return type would reject `(e) => events.push(e)`.
-export type OnRetry = (event: RetryEvent) => unknown;
+export type OnRetry<Err = unknown> = Callback<RetryEvent<Err>, unknown>;
 
 /** How a computed backoff delay is randomised. */
 export type Jitter = 'full' | 'equal' | 'decorrelated' | 'none';
 
-/** The options shared by `createBackoff`, `withBackoff` and every adapter. All are optional. */
-export interface BackoffOptions {
+/**
+ * The options shared by `createBackoff`, `withBackoff` and every adapter. All are optional. `Res` and `Err` type
+ * what the callbacks get of the client: its response and error types, where the adapter knows them.
+ */
+export interface BackoffOptions<Res = unknown, Err = unknown> {
   /**
    * How many times a failed request may be retried (so at most `retries + 1` attempts).
    * @default 3
@@ -51,7 +61,7 @@ export interface BackoffOptions {
    * budget and an abort still hold. It must return a finite number of ms, at least 0.
    * @default undefined (the computed backoff)
    */
-  delay?: ((context: DelayContext) => number) | undefined;
+  delay?: Callback<DelayContext<Res, Err>, number> | undefined;
   /**
    * Response statuses that are retried. 409 (with an Idempotency-Key) and 413 (with a server timing header)
    * are handled by their own rules and need not be listed.
@@ -136,13 +146,13 @@ export interface BackoffOptions {
    * method gate, body replayability, `retries`, `deadline`, `maxRetryAfter` and the budget still apply.
    * @default undefined
    */
-  shouldRetry?: ShouldRetry | undefined;
+  shouldRetry?: ShouldRetry<Res, Err> | undefined;
   /**
    * Called before every wait. If it returns a Promise, the wait starts once it resolves (an abort still ends the
    * call at once). If it throws or rejects, the call ends with that error and no retry is made.
    * @default undefined
    */
-  onRetry?: OnRetry | undefined;
+  onRetry?: OnRetry<Err> | undefined;
   /**
    * The source of randomness for jitter and generated keys' fallback: returns a number in [0, 1).
    * A value outside that range is treated as 1 (the longest wait).

@@ -207,3 +207,19 @@ describe('circuit breaker and metrics', () => {
     expectTypeOf<'circuit-open'>().toExtend<StopReason>();
   });
 });
+
+describe("withBackoff's callbacks get fetch's own Response", () => {
+  it('shouldRetry and delay read the Response without a cast', () => {
+    withBackoff(fetch, {
+      shouldRetry: async ({ response }) => {
+        expectTypeOf(response).toEqualTypeOf<Response | undefined>();
+        const body = (await response?.clone().json()) as { retry?: boolean } | undefined;
+        return body?.retry;
+      },
+      delay: ({ response, computed }) => (response?.headers.get('x-busy') ? 5_000 : computed),
+    });
+    // A metrics instance where a breaker goes is refused by the types too.
+    // @ts-expect-error: a BackoffMetrics is no CircuitBreaker.
+    createBackoff({ circuitBreaker: new BackoffMetrics() });
+  });
+});

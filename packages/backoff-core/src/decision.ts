@@ -350,10 +350,16 @@ export class RetryState {
     if (serverDelay === undefined) {
       // A 429 without a timing header (nginx's limit_req) backs off as throttling: see throttlingDelayOptions.
       const shape = this.#throttled ? throttlingDelayOptions(options) : options;
-      delay = computeDelay(retryNumber, shape, options.random, this.#previousDelay);
+      // Whole milliseconds: a timer has no finer grain, and a total wait of 2274.2334405337783 ms reads badly.
+      delay = Math.floor(computeDelay(retryNumber, shape, options.random, this.#previousDelay));
     } else {
       // The server's delay is a floor; its jitter may not push the wait past maxRetryAfter or the deadline.
-      delay = serverDelayWithJitter(serverDelay, Math.min(options.maxRetryAfter, remaining), options.random);
+      const jittered = serverDelayWithJitter(
+        serverDelay,
+        Math.min(options.maxRetryAfter, remaining),
+        options.random,
+      );
+      delay = Math.max(serverDelay, Math.floor(jittered));
     }
     if (options.delay !== undefined) delay = this.#ownDelay(options.delay, verdict, retryNumber, delay);
     if (delay > remaining) return this.#stop('deadline', serverDelay);

@@ -931,6 +931,16 @@ describe('extend(): per-request overrides share the budget unless replaced', () 
   });
 });
 
+describe('waits are whole milliseconds', () => {
+  it.each([0.123456789, 0.987654321])('computed and server-based waits with random %d', (r) => {
+    const state = policy({ random: () => r }).start();
+    const computed = state.next(response(503));
+    const server = state.next(response(503, { 'Retry-After': '2' }));
+    expect(computed.retry && Number.isInteger(computed.delay)).toBe(true);
+    expect(server.retry && Number.isInteger(server.delay) && server.delay >= 2000).toBe(true);
+  });
+});
+
 describe('a 429 without a timing header backs off as throttling', () => {
   it('never sooner than half of a 1 s-based backoff, whatever random draws', () => {
     for (const r of [0, 0.001, 0.5, 0.999]) {
@@ -942,7 +952,8 @@ describe('a 429 without a timing header backs off as throttling', () => {
       expect(delays[0]).toBeGreaterThanOrEqual(500);
       expect(delays[1]).toBeGreaterThanOrEqual(1000);
       expect(delays[2]).toBeGreaterThanOrEqual(2000);
-      expect(delays).toEqual([500 + r * 500, 1000 + r * 1000, 2000 + r * 2000]);
+      // In whole milliseconds.
+      expect(delays).toEqual([500 + r * 500, 1000 + r * 1000, 2000 + r * 2000].map(Math.floor));
     }
   });
 

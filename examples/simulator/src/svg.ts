@@ -283,7 +283,9 @@ export function lineChart(options: ChartOptions): string {
   const width = options.width ?? 860;
   const height = options.height ?? 440;
   const guides = options.guides ?? [];
-  const legendWidth = 190;
+  // Wide enough for the longest name (12 px sans-serif: about 7 px a character), so no legend is cut at the edge.
+  const longest = Math.max(0, ...options.series.map((s) => s.name.length));
+  const legendWidth = Math.max(190, 28 + Math.ceil(longest * 7));
   const top = options.subtitle ? 60 : 44;
   const frame: Frame = { x: 70, y: top, width: width - 70 - legendWidth - 20, height: height - top - 52 };
   const a = axes(options.series, guides, options.yScale ?? 'linear', options.xMax, options.yMax);

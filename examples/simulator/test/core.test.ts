@@ -27,7 +27,7 @@ describe('the simulator drives backoff-core', () => {
 
   it("passes options through the core's validation", () => {
     expect(() => runHerd(herd, custom({ jitter: 'bogus' as 'full' }))).toThrow(
-      new TypeError("Expected `jitter` to be one of 'full', 'equal', 'decorrelated', 'none'."),
+      new TypeError("Expected `jitter` to be one of 'full', 'equal', 'decorrelated', 'none', got \"bogus\"."),
     );
     expect(() => runHerd(herd, custom({ retries: 101 }))).toThrow(RangeError);
   });

@@ -34,7 +34,9 @@ function isAxiosInstance(value: unknown): value is AxiosInstance {
  */
 export function axiosBackoff(instance: AxiosInstance = axios, options?: AxiosBackoffOptions): RemoveBackoff {
   if (!isAxiosInstance(instance)) {
-    throw new TypeError('Expected `instance` to be an axios instance.');
+    throw new TypeError(
+      `Expected \`instance\` to be an axios instance (\`axios\` or \`axios.create()\`), got ${instance === null ? 'null' : typeof instance}.`,
+    );
   }
   if (Object.hasOwn(instance, INSTALLED)) {
     throw new Error('axiosBackoff is already installed on this axios instance: remove it first.');

@@ -4,6 +4,7 @@ import { fetchRedirected } from './not-sent.js';
 import type { BackoffOptions } from './options.js';
 import { classifyError } from './outcome.js';
 import { attachResult } from './result.js';
+import { describeValue } from './show.js';
 
 /**
  * What fetch takes as its first argument. Spelled out rather than the DOM's `RequestInfo | URL`: `RequestInfo`
@@ -48,7 +49,7 @@ function urlOf(input: FetchInput): string {
  */
 export function withBackoff(fetchFn?: FetchLike, options?: BackoffOptions<Response>): FetchWithBackoff {
   if (fetchFn !== undefined && typeof fetchFn !== 'function') {
-    throw new TypeError('Expected `fetch` to be a function.');
+    throw new TypeError(`Expected \`fetch\` to be a function, got ${describeValue(fetchFn)}.`);
   }
   const wrapped = createBackoff(options);
   // Looked up per call (not captured), so a fetch mocked after wrapping is still used.

@@ -1,3 +1,4 @@
+import { describeValue } from './show.js';
 import type { CallWatcher, CircuitBreakerLike, MetricsLike, WatchedCall, WatcherOptions } from './watcher.js';
 
 /** The parts of an OpenTelemetry `Meter` (`@opentelemetry/api`) that `BackoffMetrics` uses: typed by shape. */
@@ -163,7 +164,9 @@ export class BackoffMetrics implements MetricsLike {
 
   constructor(options: BackoffMetricsOptions = {}) {
     if (typeof options !== 'object' || options === null) {
-      throw new TypeError('Expected the BackoffMetrics options to be an object.');
+      throw new TypeError(
+        `Expected the BackoffMetrics options to be an object, got ${describeValue(options)}.`,
+      );
     }
     const { meter } = options;
     if (meter === undefined) return;
@@ -174,7 +177,9 @@ export class BackoffMetrics implements MetricsLike {
       typeof meter.createCounter !== 'function' ||
       typeof meter.createObservableGauge !== 'function'
     ) {
-      throw new TypeError('Expected `meter` to be an OpenTelemetry Meter.');
+      throw new TypeError(
+        `Expected \`meter\` to be an OpenTelemetry Meter (\`metrics.getMeter(name)\`), got ${describeValue(meter)}.`,
+      );
     }
     this.#otel = {
       attempts: meter.createHistogram('backoff.call.attempts', {

@@ -240,7 +240,9 @@ describe('options are validated at createBackoff, naming the option', () => {
 
   it('withBackoff validates at creation too, and rejects a fetch that is not a function', () => {
     expect(() => withBackoff(undefined, { retries: -1 })).toThrow(RangeError);
-    expect(() => withBackoff('fetch' as never)).toThrow(new TypeError('Expected `fetch` to be a function.'));
+    expect(() => withBackoff('fetch' as never)).toThrow(
+      new TypeError('Expected `fetch` to be a function, got "fetch".'),
+    );
   });
 });
 

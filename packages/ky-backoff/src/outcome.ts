@@ -1,6 +1,6 @@
 import { classifyError, classifyNetworkFailure, type ErrorKind } from 'backoff-core';
 
-function field(value: unknown, key: string): unknown {
+export function field(value: unknown, key: string): unknown {
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
 }
 
@@ -8,23 +8,20 @@ function field(value: unknown, key: string): unknown {
 export function hasKyErrorName(
   error: unknown,
   name: 'HTTPError' | 'NetworkError' | 'TimeoutError' | 'ForceRetryError',
-) {
+): boolean {
   if (field(error, 'name') !== name) return false;
   // `AbortSignal.timeout()` aborts with a DOMException also named TimeoutError: that one is the caller's.
   return !(typeof DOMException !== 'undefined' && error instanceof DOMException);
 }
 
 /**
- * How a failed ky attempt failed, in the core's terms. `aborted` says whether the caller's signal is aborted:
- * then it is an abort whatever the error looks like. ky 2's `NetworkError` wraps fetch's own error as `cause`:
- * the core classifies that one; if it knows no code in it, ky's own verdict (a network failure, recognised by
- * the runtime's message) stands.
+ * How a failed ky attempt failed, in the core's terms (`aborted`: the caller's signal is aborted). ky 2's
+ * NetworkError wraps fetch's own error as `cause`: the core classifies that one, and ky's verdict stands if it
+ * knows no code in it.
  */
 export function errorKind(error: unknown, aborted: boolean): ErrorKind {
   if (aborted) return 'abort';
   if (hasKyErrorName(error, 'TimeoutError')) return 'timeout';
-  if (hasKyErrorName(error, 'NetworkError')) {
-    return classifyNetworkFailure(field(error, 'cause'));
-  }
+  if (hasKyErrorName(error, 'NetworkError')) return classifyNetworkFailure(field(error, 'cause'));
   return classifyError(error);
 }

@@ -3,68 +3,89 @@ import {
   type Backoff,
   type BackoffOptions,
   type BackoffResult,
+  classifyError,
+  classifyNetworkFailure,
   type Decision,
+  type ErrorKind,
   fetchRedirected,
   type Outcome,
   type RetryDecision,
   type RetryState,
   type StopReason,
 } from 'backoff-core';
-import { replayableRequest } from './body.js';
-import { errorKind, field, hasKyErrorName } from './outcome.js';
 
 /** The instance's own `ky.retry`: ky matches its marker with `instanceof`, so a bundled copy would not do. */
 export type RetryMarker = (options: { delay: number; code: string }) => unknown;
 
-/** ky's `limit` under kyBackoff: "keep asking me". The core alone says when to stop. */
-const KEEP_ASKING = Number.MAX_SAFE_INTEGER;
-
-export interface CallSetup {
+/** What every call of one kyBackoff instance shares. */
+export interface Shared {
   readonly policy: Backoff;
-  /** The request's `backoff` option. */
-  readonly override: unknown;
-  readonly request: Request;
-  readonly body: unknown;
-  readonly ky2: boolean;
-  /** Whether ky throws an HTTPError for every failed status of this call (and so asks `shouldRetry`). */
-  readonly throws: boolean;
   readonly marker: RetryMarker | undefined;
-  /** The instance's `totalTimeout`: no per-request `backoff` may wait past it. */
+  /** The instance's `totalTimeout`, which no per-request `backoff` may wait past. */
   readonly deadline: number | undefined;
+  /** The instance's `throwHttpErrors` (ky 1 shows hooks the request's own). */
+  readonly throws: unknown;
 }
 
-/** ky 1.14.2's deep merge adds `context: {}` to the objects it merges: no backoff option, so it is dropped. */
-export function withoutMergeArtefact(override: unknown): unknown {
-  const context = field(override, 'context');
-  if (typeof context !== 'object' || context === null || Object.keys(context).length > 0) return override;
-  const { context: _, ...rest } = override as Record<string, unknown>;
-  return rest;
+/** The fields of ky's hook options that a call reads (ky 2 strips its own options from them). */
+export interface HookOptions {
+  readonly body?: unknown;
+  readonly backoff?: unknown;
+  readonly retry?: unknown;
+  readonly throwHttpErrors?: unknown;
 }
 
+export const field = (value: unknown, key: string): unknown =>
+  typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
 const isRequest = (value: unknown): value is Request =>
   typeof Request !== 'undefined' && value instanceof Request;
-
 const answered = (response: Response): Outcome => ({
   type: 'response',
   status: response.status,
   headers: response.headers,
   response,
 });
+const then = <T, R>(value: T | Promise<T>, next: (value: T) => R | Promise<R>): R | Promise<R> =>
+  value instanceof Promise ? value.then(next) : next(value);
 
-function then<T, R>(value: T | Promise<T>, next: (value: T) => R | Promise<R>): R | Promise<R> {
-  return value instanceof Promise ? value.then(next) : next(value);
+/** ky's errors by name, as ky's own guards do (a second copy of ky has other classes). */
+function isKyError(error: unknown, name: 'HTTPError' | 'NetworkError' | 'TimeoutError' | 'ForceRetryError') {
+  // `AbortSignal.timeout()` aborts with a DOMException also named TimeoutError: that one is the caller's.
+  return (
+    field(error, 'name') === name && !(typeof DOMException !== 'undefined' && error instanceof DOMException)
+  );
 }
 
-/**
- * Thrown by kyBackoff's afterResponse hook on ky 1.13 (no `ky.retry()`) to retry a 2xx listed in `statusCodes`:
- * ky 1 retries an error of that hook through `shouldRetry`. Your beforeRetry hooks see it as the `error`.
- */
+/** ky 2's NetworkError wraps fetch's error as `cause`: the core classifies that, else ky's verdict stands. */
+function errorKind(error: unknown, aborted: boolean): ErrorKind {
+  if (aborted) return 'abort';
+  if (isKyError(error, 'TimeoutError')) return 'timeout';
+  if (isKyError(error, 'NetworkError')) return classifyNetworkFailure(field(error, 'cause'));
+  return classifyError(error);
+}
+
+/** A stream or async iterable body is consumed by the first attempt; a Request given as input brings a stream. */
+function replayable(request: Request, body: unknown): boolean {
+  if (body === undefined || body === null) return request.body === null;
+  if (typeof body !== 'object') return true;
+  return (
+    !(typeof ReadableStream !== 'undefined' && body instanceof ReadableStream) &&
+    !(Symbol.asyncIterator in body)
+  );
+}
+
+/** ky 1.14.2's deep merge adds `context: {}` to the objects it merges: no backoff option, so it is dropped. */
+function withoutMergeArtefact(override: unknown): unknown {
+  const context = field(override, 'context');
+  if (typeof context !== 'object' || context === null || Object.keys(context).length > 0) return override;
+  const { context: _, ...rest } = override as Record<string, unknown>;
+  return rest;
+}
+
+/** Retries a 2xx listed in `statusCodes` on ky 1.13 (no `ky.retry()`): ky 1 retries an afterResponse error. */
 class RetriedResponseError extends Error {
   override readonly name = 'RetriedResponseError';
-  constructor(
-    readonly response: Response,
-    readonly request: Request,
-  ) {
+  constructor(readonly response: Response) {
     super(`Retrying a ${response.status} response, as \`statusCodes\` asks.`);
   }
 }
@@ -73,7 +94,7 @@ class RetriedResponseError extends Error {
 export class KyCall {
   /** `undefined` with `backoff: false`. */
   readonly state: RetryState | undefined;
-  /** ky's per-call `limit`; 0 for a body that cannot be sent twice, so that ky 2 tees nothing. */
+  /** ky's per-call `limit`: "keep asking me", or 0 for a body sent once (ky 2 then tees nothing). */
   readonly limit: number;
   readonly #retries: number;
   readonly #throws: boolean;
@@ -91,57 +112,65 @@ export class KyCall {
   #kyDelay = 0;
   #refused: BackoffResult | undefined;
 
-  constructor(setup: CallSetup) {
-    const { policy, override, request } = setup;
-    const replayable = replayableRequest(request, setup.body);
+  constructor(
+    { policy, marker, deadline, throws }: Shared,
+    request: Request,
+    options: HookOptions,
+    ky2: boolean,
+  ) {
+    const { backoff } = options;
+    const once = !replayable(request, options.body);
     this.#request = request;
-    this.#throws = setup.throws;
-    this.#marker = setup.marker;
-    // ky 2 tees a body for retries only when its limit is above 0; ky 1 clones every request anyway.
-    const teeable = replayable || !setup.ky2;
-    if (override === false) {
-      // Not retried by the core: ky's limit keeps ky's meaning (it bounds the retries your hooks force).
-      this.state = undefined;
-      this.#retries = policy.options.retries;
-      this.limit = teeable ? this.#retries : 0;
-      this.#keepsCopies = false;
-      return;
-    }
-    let own = policy;
-    if (override !== undefined) {
-      own = policy.extend(withoutMergeArtefact(override) as BackoffOptions);
-      const cap = setup.deadline;
-      if (cap !== undefined && !((own.options.deadline ?? cap + 1) <= cap))
-        own = own.extend({ deadline: cap });
-    }
+    this.#marker = marker;
+    // Whether ky throws an HTTPError for every failed status, and so asks `shouldRetry` about it.
+    this.#throws = (options.throwHttpErrors ?? throws) === true;
+    // ky's per-call `limit` holds the retries asked for (by the request, `.extend()` or the instance).
+    const requested = field(options.retry, 'limit');
+    let own =
+      typeof requested === 'number' && requested !== policy.options.retries
+        ? policy.extend({ retries: requested })
+        : policy;
+    if (backoff !== undefined && backoff !== false)
+      own = own.extend(withoutMergeArtefact(backoff) as BackoffOptions);
+    if (deadline !== undefined && !((own.options.deadline ?? Infinity) <= deadline))
+      own = own.extend({ deadline });
     // ky 1.13 cannot retry a status it does not throw for: such a call is decided with no retries.
-    if (!setup.throws && setup.marker === undefined) own = own.extend({ retries: 0 });
+    if (!this.#throws && marker === undefined) own = own.extend({ retries: 0 });
     this.#retries = own.options.retries;
-    this.#keepsCopies = setup.ky2 && own.options.shouldRetry !== undefined;
-    this.limit = teeable ? KEEP_ASKING : 0;
-    const request_ = { method: request.method, url: request.url, headers: request.headers, replayable };
-    // ky clones this request for each retry: a generated key goes along.
-    this.state = own.start(request_, (name, key) => {
-      request.headers.set(name, key);
-      return request.headers;
-    });
+    this.#keepsCopies = ky2 && own.options.shouldRetry !== undefined;
+    // ky 2 tees a body for retries only when its limit is above 0; ky 1 clones every request anyway.
+    const limit = once && ky2 ? 0 : Number.MAX_SAFE_INTEGER;
+    // With `backoff: false` ky's limit keeps ky's meaning: it bounds the retries your hooks force.
+    this.limit = backoff === false ? Math.min(limit, this.#retries) : limit;
+    const description = {
+      method: request.method,
+      url: request.url,
+      headers: request.headers,
+      replayable: !once,
+    };
+    // ky clones this request for each retry: the key goes along.
+    this.state =
+      backoff === false
+        ? undefined
+        : own.start(description, (name, key) => {
+            request.headers.set(name, key);
+            return request.headers;
+          });
   }
 
   /** A new attempt is about to go out (beforeRequest, beforeRetry): nothing of it is known yet. */
   begin(request: unknown): void {
-    this.#decided = undefined;
-    this.#fetched = undefined;
-    this.#copy = undefined;
+    this.#decided = this.#fetched = this.#copy = undefined;
     if (isRequest(request)) {
       this.#request = request;
       this.state?.sent(request.headers);
     }
   }
 
-  /** kyBackoff's fetch saw this attempt's response. */
-  fetched(response: Response): void {
+  fetched(response: Response): Response {
     this.#fetched = response;
     if (this.#keepsCopies && !response.ok) this.#copy = response.clone();
+    return response;
   }
 
   /** ky's `delay`: 0 (the core has waited), unless the wait was left to ky. */
@@ -152,8 +181,8 @@ export class KyCall {
   }
 
   /**
-   * kyBackoff's afterResponse hook, after the instance's own: an OK response is decided once those hooks are
-   * done with it, and so is a failed status that ky will not throw for. A retry goes through `ky.retry()`.
+   * After the instance's own afterResponse hooks: an OK response is decided once they are done with it, and so
+   * is a failed status ky will not throw for. A retry goes through `ky.retry()`.
    */
   async afterResponse(response: Response): Promise<unknown> {
     const { state } = this;
@@ -161,39 +190,40 @@ export class KyCall {
       return undefined;
     const decision = await this.#decide(answered(response), undefined);
     if (decision.retry) {
-      if (this.#marker === undefined) throw new RetriedResponseError(response, this.#request);
+      if (this.#marker === undefined) throw new RetriedResponseError(response);
       await this.#pause(decision, this.#request.signal);
       return this.#marker({ delay: this.takeDelay(), code: `backoff:${decision.reason}` });
     }
     // The caller gets fetch's own response when fetch saw this attempt, else this copy: either carries the result.
-    const fetched = this.#fetched;
-    attachResult(fetched ?? response, state.result());
-    return fetched === undefined ? response : undefined;
+    attachResult(this.#fetched ?? response, state.result());
+    return this.#fetched === undefined ? response : undefined;
   }
 
   /**
-   * ky's `shouldRetry`, asked about every failed attempt (its HTTPError after your afterResponse hooks, a network
+   * ky's `shouldRetry`, asked about each failed attempt (its HTTPError after your afterResponse hooks, a network
    * error, its timeout, an abort): the core decides, and a retry waits here before ky hears `true`.
    */
   shouldRetry(error: unknown): boolean | Promise<boolean> {
-    if (this.state === undefined) return false;
     const decided = this.#decided;
+    if (this.state === undefined) return false;
     if (decided?.retry) return this.#retry(decided, this.#request);
     const sent = field(error, 'request');
     const request = isRequest(sent) ? sent : this.#request;
     const response = field(error, 'response');
-    const status = hasKyErrorName(error, 'HTTPError') && response instanceof Response ? response : undefined;
-    // A later afterResponse hook (the request's own) turned a response decided as a success into this error.
+    const status = isKyError(error, 'HTTPError') && response instanceof Response ? response : undefined;
+    // The request's own afterResponse hooks run after kyBackoff's: one turned a success into this error.
     const turned = decided?.reason === 'success' && status !== undefined;
     if (decided !== undefined && !turned) return this.#stop(error);
-    let outcome: Outcome;
-    if (status === undefined) {
-      const { signal } = request;
-      const kind = errorKind(error, signal.aborted && !hasKyErrorName(error, 'TimeoutError'));
-      outcome = { type: 'error', kind, error, redirected: fetchRedirected(request.redirect) };
-    } else {
-      outcome = answered(status === this.#fetched ? (this.#copy ?? status) : status);
-    }
+    const aborted = request.signal.aborted && !isKyError(error, 'TimeoutError');
+    const outcome: Outcome =
+      status === undefined
+        ? {
+            type: 'error',
+            kind: errorKind(error, aborted),
+            error,
+            redirected: fetchRedirected(request.redirect),
+          }
+        : answered(status === this.#fetched ? (this.#copy ?? status) : status);
     this.#copy = undefined;
     return then(this.#decide(outcome, request, turned), (made) =>
       made.retry ? this.#retry(made, request) : this.#stop(error),
@@ -201,47 +231,44 @@ export class KyCall {
   }
 
   /**
-   * beforeRetry with ky's ForceRetryError: a retry an earlier afterResponse hook forced with `ky.retry()`. The
-   * attempt is counted (decided now, so that the budget pays for it), and refused once `retries` retries were
-   * made: the call then ends with that ForceRetryError, as ky ends one past its own limit.
+   * beforeRetry with ky's ForceRetryError (an earlier afterResponse hook returned `ky.retry()`): the attempt is
+   * counted, and the retry refused past `retries`, as ky ends one past its own limit: with that error.
    */
   forced(error: unknown): Promise<void> | undefined {
     const { state } = this;
-    if (state === undefined || !hasKyErrorName(error, 'ForceRetryError') || this.#decided?.retry) return;
+    if (state === undefined || !isKyError(error, 'ForceRetryError') || this.#decided?.retry) return;
     const refuse = (): undefined => {
       if (state.attempts <= this.#retries) return;
       this.#refused = { ...state.result(), reason: 'retries-exhausted' };
       throw attachResult(error, this.#refused);
     };
-    const fetched = this.#fetched;
-    if (this.#decided !== undefined || fetched === undefined) return refuse();
-    const decision = this.#decide(answered(fetched), undefined);
+    if (this.#decided !== undefined || this.#fetched === undefined) return refuse();
+    const decision = this.#decide(answered(this.#fetched), undefined);
     return decision instanceof Promise ? decision.then(refuse) : refuse();
   }
 
   /**
-   * beforeError (ky 2: once, for the final error; ky 1: for each HTTPError): the result goes on the error. An
-   * attempt ky ended without asking is recorded here: its `totalTimeout`, or a one-shot body it was told not to
-   * retry (limit 0).
+   * beforeError (ky 2: once, for the final error; ky 1: for each HTTPError) puts the result on the error. An
+   * attempt ky ended without asking is recorded first: its `totalTimeout`, or a body ky was told not to retry.
    */
   beforeError(error: unknown): Promise<void> | undefined {
     const { state } = this;
     if (state === undefined) return undefined;
     let pending: Decision | Promise<Decision> | undefined;
-    if (this.#decided === undefined && this.limit > 0 && hasKyErrorName(error, 'TimeoutError')) {
+    if (this.#decided === undefined && this.limit > 0 && isKyError(error, 'TimeoutError')) {
       this.#decided = state.end({ type: 'error', kind: 'timeout', error }, 'deadline');
     } else if (this.#decided === undefined && this.limit === 0) {
       const response = field(error, 'response');
       const kind = errorKind(error, this.#request.signal.aborted);
-      if (response instanceof Response) pending = this.#decide(answered(response), undefined);
-      else if (kind !== 'unknown') pending = this.#decide({ type: 'error', kind, error }, undefined);
+      if (response instanceof Response) pending = this.#decide(answered(response));
+      else if (kind !== 'unknown') pending = this.#decide({ type: 'error', kind, error });
     }
     const attach = () => void attachResult(error, this.#refused ?? state.result());
     return pending instanceof Promise ? pending.then(attach) : attach();
   }
 
-  /** Asks the core about this attempt (`revise`: again, on the outcome a later hook made of it). */
-  #decide(outcome: Outcome, request: Request | undefined, revise = false): Decision | Promise<Decision> {
+  /** Asks the core about this attempt (`revise`: again, on what a later hook made of it). */
+  #decide(outcome: Outcome, request?: Request, revise = false): Decision | Promise<Decision> {
     const state = this.state as RetryState;
     if (request !== undefined) state.sent(request.headers);
     // After ky's own timeout the attempt's signal is spent: an async shouldRetry is then awaited as it is.
@@ -270,7 +297,7 @@ export class KyCall {
   /**
    * The one wait of a retry: the core's, on the attempt's signal (it follows the caller's). After ky's own
    * timeout that signal is spent and only ky's wait still hears the caller: ky then waits (`delay`), and the
-   * core is told, so that `onRetry` and `totalDelay` stay exact. An abort or a throwing onRetry ends the call.
+   * core is told, so that `onRetry` and `totalDelay` stay exact.
    */
   #pause(decision: RetryDecision, signal: AbortSignal): Promise<void> {
     const state = this.state as RetryState;

@@ -6,72 +6,53 @@ import {
   classifyError,
   classifyNetworkFailure,
   type Decision,
-  type ErrorKind,
   fetchRedirected,
   type Outcome,
   type RetryDecision,
   type RetryState,
-  type StopReason,
 } from 'backoff-core';
 
-/** The instance's own `ky.retry`: ky matches its marker with `instanceof`, so a bundled copy would not do. */
+/** The instance's own `ky.retry` (ky matches its marker with `instanceof`: a bundled copy would not do). */
 export type RetryMarker = (options: { delay: number; code: string }) => unknown;
 
-/** What every call of one kyBackoff instance shares. */
-export interface Shared {
+/** What the calls of one kyBackoff instance share: `deadline` is its `totalTimeout`, `throws` its `throwHttpErrors`. */
+interface Shared {
   readonly policy: Backoff;
   readonly marker: RetryMarker | undefined;
-  /** The instance's `totalTimeout`, which no per-request `backoff` may wait past. */
   readonly deadline: number | undefined;
-  /** The instance's `throwHttpErrors` (ky 1 shows hooks the request's own). */
   readonly throws: unknown;
 }
 
-/** The fields of ky's hook options that a call reads (ky 2 strips its own options from them). */
-export interface HookOptions {
-  readonly body?: unknown;
-  readonly backoff?: unknown;
-  readonly retry?: unknown;
-  readonly throwHttpErrors?: unknown;
-}
+/** What a call reads of ky's hook options (ky 2 strips its own options, `throwHttpErrors` too). */
+export type HookOptions = { readonly [key in 'body' | 'backoff' | 'retry' | 'throwHttpErrors']?: unknown };
 
-export const field = (value: unknown, key: string): unknown =>
+const field = (value: unknown, key: string): unknown =>
   typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
-const isRequest = (value: unknown): value is Request =>
-  typeof Request !== 'undefined' && value instanceof Request;
-const answered = (response: Response): Outcome => ({
+const isRequest = (value: unknown): value is Request => value instanceof Request;
+const answered = (r: Response): Outcome => ({
   type: 'response',
-  status: response.status,
-  headers: response.headers,
-  response,
+  status: r.status,
+  headers: r.headers,
+  response: r,
 });
 const then = <T, R>(value: T | Promise<T>, next: (value: T) => R | Promise<R>): R | Promise<R> =>
   value instanceof Promise ? value.then(next) : next(value);
-
-/** ky's errors by name, as ky's own guards do (a second copy of ky has other classes). */
-function isKyError(error: unknown, name: 'HTTPError' | 'NetworkError' | 'TimeoutError' | 'ForceRetryError') {
-  // `AbortSignal.timeout()` aborts with a DOMException also named TimeoutError: that one is the caller's.
-  return (
-    field(error, 'name') === name && !(typeof DOMException !== 'undefined' && error instanceof DOMException)
-  );
-}
+// ky's errors by name, as ky's own guards do; `AbortSignal.timeout()`'s DOMException TimeoutError is the caller's.
+const isKyError = (error: unknown, name: string) =>
+  field(error, 'name') === name && !(error instanceof DOMException);
+// A stream or async iterable body is consumed by the first attempt; a Request given as input brings a stream.
+const replayable = (request: Request, body: unknown) =>
+  body == null
+    ? request.body === null
+    : !(body instanceof ReadableStream || Symbol.asyncIterator in Object(body));
 
 /** ky 2's NetworkError wraps fetch's error as `cause`: the core classifies that, else ky's verdict stands. */
-function errorKind(error: unknown, aborted: boolean): ErrorKind {
+function errorKind(error: unknown, aborted: boolean) {
   if (aborted) return 'abort';
   if (isKyError(error, 'TimeoutError')) return 'timeout';
-  if (isKyError(error, 'NetworkError')) return classifyNetworkFailure(field(error, 'cause'));
-  return classifyError(error);
-}
-
-/** A stream or async iterable body is consumed by the first attempt; a Request given as input brings a stream. */
-function replayable(request: Request, body: unknown): boolean {
-  if (body === undefined || body === null) return request.body === null;
-  if (typeof body !== 'object') return true;
-  return (
-    !(typeof ReadableStream !== 'undefined' && body instanceof ReadableStream) &&
-    !(Symbol.asyncIterator in body)
-  );
+  return isKyError(error, 'NetworkError')
+    ? classifyNetworkFailure(field(error, 'cause'))
+    : classifyError(error);
 }
 
 /** ky 1.14.2's deep merge adds `context: {}` to the objects it merges: no backoff option, so it is dropped. */
@@ -92,23 +73,21 @@ class RetriedResponseError extends Error {
 
 /** One ky call: the core's RetryState, asked by ky's hooks and `retry` functions. It never drives ky. */
 export class KyCall {
-  /** `undefined` with `backoff: false`. */
   readonly state: RetryState | undefined;
-  /** ky's per-call `limit`: "keep asking me", or 0 for a body sent once (ky 2 then tees nothing). */
+  /** ky's per-call `limit`: "keep asking me" (0 for a body sent once: ky 2 then tees nothing). */
   readonly limit: number;
   readonly #retries: number;
   readonly #throws: boolean;
   readonly #marker: RetryMarker | undefined;
-  /** ky 2 reads a failed body into `HTTPError.data` first: a `shouldRetry` option gets a copy taken at fetch. */
+  /** ky 2 reads a failed body into `HTTPError.data` first: a `shouldRetry` option reads a copy taken at fetch. */
   readonly #keepsCopies: boolean;
-  /** The latest request of this call seen going out: its signal follows the caller's. */
+  /** The latest request seen going out (its signal follows the caller's), and this attempt's state. */
   #request: Request;
-  /** What fetch returned for this attempt, when kyBackoff's fetch saw it: the object the caller gets. */
+  #decided: Decision | undefined;
+  /** The response fetch returned, when kyBackoff's fetch saw this attempt: the object the caller gets. */
   #fetched: Response | undefined;
   #copy: Response | undefined;
-  /** The core's decision on this attempt, once made. */
-  #decided: Decision | undefined;
-  /** A wait left to ky (after ky's own timeout): its `delay` returns it once. */
+  /** A wait left to ky (after ky's own timeout), which its `delay` returns once. */
   #kyDelay = 0;
   #refused: BackoffResult | undefined;
 
@@ -125,37 +104,31 @@ export class KyCall {
     // Whether ky throws an HTTPError for every failed status, and so asks `shouldRetry` about it.
     this.#throws = (options.throwHttpErrors ?? throws) === true;
     // ky's per-call `limit` holds the retries asked for (by the request, `.extend()` or the instance).
-    const requested = field(options.retry, 'limit');
+    const asked = field(options.retry, 'limit');
     let own =
-      typeof requested === 'number' && requested !== policy.options.retries
-        ? policy.extend({ retries: requested })
+      typeof asked === 'number' && asked !== policy.options.retries
+        ? policy.extend({ retries: asked })
         : policy;
     if (backoff !== undefined && backoff !== false)
       own = own.extend(withoutMergeArtefact(backoff) as BackoffOptions);
-    if (deadline !== undefined && !((own.options.deadline ?? Infinity) <= deadline))
+    if (deadline !== undefined && !(deadline >= (own.options.deadline ?? Infinity)))
       own = own.extend({ deadline });
     // ky 1.13 cannot retry a status it does not throw for: such a call is decided with no retries.
     if (!this.#throws && marker === undefined) own = own.extend({ retries: 0 });
     this.#retries = own.options.retries;
     this.#keepsCopies = ky2 && own.options.shouldRetry !== undefined;
-    // ky 2 tees a body for retries only when its limit is above 0; ky 1 clones every request anyway.
+    // ky 2 tees a body for retries only when its limit is above 0. With `backoff: false` ky's limit keeps ky's
+    // meaning: it bounds the retries your hooks force.
     const limit = once && ky2 ? 0 : Number.MAX_SAFE_INTEGER;
-    // With `backoff: false` ky's limit keeps ky's meaning: it bounds the retries your hooks force.
     this.limit = backoff === false ? Math.min(limit, this.#retries) : limit;
-    const description = {
-      method: request.method,
-      url: request.url,
-      headers: request.headers,
-      replayable: !once,
+    const { method, url, headers } = request;
+    // ky clones this request for each retry: a generated key goes along.
+    const stamp = (name: string, key: string) => {
+      headers.set(name, key);
+      return headers;
     };
-    // ky clones this request for each retry: the key goes along.
     this.state =
-      backoff === false
-        ? undefined
-        : own.start(description, (name, key) => {
-            request.headers.set(name, key);
-            return request.headers;
-          });
+      backoff === false ? undefined : own.start({ method, url, headers, replayable: !once }, stamp);
   }
 
   /** A new attempt is about to go out (beforeRequest, beforeRetry): nothing of it is known yet. */
@@ -173,7 +146,7 @@ export class KyCall {
     return response;
   }
 
-  /** ky's `delay`: 0 (the core has waited), unless the wait was left to ky. */
+  /** ky's `delay`: 0, as the core has waited, unless the wait was left to ky. */
   takeDelay(): number {
     const delay = this.#kyDelay;
     this.#kyDelay = 0;
@@ -206,7 +179,7 @@ export class KyCall {
   shouldRetry(error: unknown): boolean | Promise<boolean> {
     const decided = this.#decided;
     if (this.state === undefined) return false;
-    if (decided?.retry) return this.#retry(decided, this.#request);
+    if (decided?.retry) return this.#pause(decided, this.#request.signal);
     const sent = field(error, 'request');
     const request = isRequest(sent) ? sent : this.#request;
     const response = field(error, 'response');
@@ -214,19 +187,14 @@ export class KyCall {
     // The request's own afterResponse hooks run after kyBackoff's: one turned a success into this error.
     const turned = decided?.reason === 'success' && status !== undefined;
     if (decided !== undefined && !turned) return this.#stop(error);
-    const aborted = request.signal.aborted && !isKyError(error, 'TimeoutError');
-    const outcome: Outcome =
-      status === undefined
-        ? {
-            type: 'error',
-            kind: errorKind(error, aborted),
-            error,
-            redirected: fetchRedirected(request.redirect),
-          }
-        : answered(status === this.#fetched ? (this.#copy ?? status) : status);
+    const kind = errorKind(error, request.signal.aborted && !isKyError(error, 'TimeoutError'));
+    const redirected = fetchRedirected(request.redirect);
+    const outcome: Outcome = status
+      ? answered(status === this.#fetched ? (this.#copy ?? status) : status)
+      : { type: 'error', kind, error, redirected };
     this.#copy = undefined;
     return then(this.#decide(outcome, request, turned), (made) =>
-      made.retry ? this.#retry(made, request) : this.#stop(error),
+      made.retry ? this.#pause(made, request.signal) : this.#stop(error),
     );
   }
 
@@ -279,14 +247,7 @@ export class KyCall {
       this.#decided = made;
       return made;
     }
-    return made.then(
-      (decision) => (this.#decided = decision),
-      (reason: unknown) => this.#ended(reason),
-    );
-  }
-
-  #retry(decision: RetryDecision, request: Request): Promise<true> {
-    return this.#pause(decision, request.signal).then(() => true);
+    return made.then((decision) => (this.#decided = decision), this.#ended);
   }
 
   #stop(error: unknown): false {
@@ -299,20 +260,20 @@ export class KyCall {
    * timeout that signal is spent and only ky's wait still hears the caller: ky then waits (`delay`), and the
    * core is told, so that `onRetry` and `totalDelay` stay exact.
    */
-  #pause(decision: RetryDecision, signal: AbortSignal): Promise<void> {
+  #pause(decision: RetryDecision, signal: AbortSignal): Promise<true> {
     const state = this.state as RetryState;
-    const waited = signal.aborted
-      ? state.announce(decision).then(() => {
-          this.#kyDelay = decision.delay;
-        })
-      : state.wait(decision, signal);
-    return waited.catch((reason: unknown) => this.#ended(reason));
+    const left = signal.aborted;
+    const waited = left ? state.announce(decision) : state.wait(decision, signal);
+    return waited.then(() => {
+      if (left) this.#kyDelay = decision.delay;
+      return true as const;
+    }, this.#ended);
   }
 
   /** An abort, or a throwing `shouldRetry` or `onRetry`, ended the call: ky is told so if it asks again. */
-  #ended(reason: unknown): never {
+  #ended = (reason: unknown): never => {
     const result = (this.state as RetryState).result();
-    this.#decided = { retry: false, reason: result.reason as StopReason, serverDelay: undefined };
+    this.#decided = { retry: false, reason: result.reason as 'aborted', serverDelay: undefined };
     throw attachResult(reason, result);
-  }
+  };
 }

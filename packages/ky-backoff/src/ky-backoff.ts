@@ -14,7 +14,7 @@
  *   beforeError         gets the call's result.
  */
 import { createBackoff } from 'backoff-core';
-import { type HookOptions, KyCall, type RetryMarker, type Shared } from './call.js';
+import { type HookOptions, KyCall, type RetryMarker } from './call.js';
 import { bindRetry, kyRetryOptions, retriesFromKyRetry } from './ky-retry.js';
 import type { KyBackoffOptions, KyInstanceLike } from './types.js';
 
@@ -24,22 +24,24 @@ const HOOK: unique symbol = Symbol.for('ky-backoff.hook') as never;
 type Hook = ((...args: never[]) => unknown) & { [HOOK]?: true };
 type Defaults = { hooks?: Record<string, readonly Hook[] | undefined> } & Record<string, unknown>;
 type FetchFunction = (input: unknown, init?: Record<string, unknown>) => Promise<Response>;
+type View = { request: Request; options?: HookOptions; response: Response; error: unknown };
 
 const mark = <T extends Hook>(hook: T): T => Object.defineProperty(hook, HOOK, { value: true });
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null;
-// ky 2 passes every hook one state object; ky 1 passes beforeRequest, afterResponse and beforeError their
-// arguments one by one: `(request, options)`, `(request, options, response)`, `(error)`.
-const stateObject = (args: readonly unknown[]) =>
-  args.length === 1 && isObject(args[0]) && 'options' in args[0];
+const isObject = (value: unknown): value is object => typeof value === 'object' && value !== null;
+// ky 2 passes every hook one state object; ky 1 passes its arguments one by one, and `beforeError` only the
+// error (whose `options` are the request's).
+const view = (args: unknown[], error?: 'error') =>
+  (args.length === 1 && isObject(args[0]) && 'options' in args[0]
+    ? args[0]
+    : error
+      ? { error: args[0], options: (args[0] as View | undefined)?.options }
+      : { request: args[0], options: args[1], response: args[2] }) as View;
 
 /**
  * Returns a new ky instance, extended from `instance` (`ky` itself or a `ky.create()` result), whose retries are
- * decided by backoff-core: jittered exponential backoff, Retry-After as a floor, the idempotency gate, a retry
- * budget shared by every call of the instance, and a deadline (the instance's `totalTimeout` is one too). The
- * instance's own hooks and options stay. Per request, `backoff` overrides the options or turns retries off
- * (`false`). ky's `retry`, as a number or `{ limit }`, is `retries`; its other fields are rejected. The caller
- * gets ky's response or ky's error of the last attempt, carrying the call's result (`getBackoffResult`).
+ * decided by backoff-core; the instance's own hooks and options stay, and its `totalTimeout` is a deadline too.
+ * Per request, `backoff` overrides the options or turns retries off (`false`); ky's `retry`, a number or
+ * `{ limit }`, is `retries`. The caller gets ky's response or error, carrying the result (`getBackoffResult`).
  */
 export function kyBackoff<Instance extends KyInstanceLike>(
   instance: Instance,
@@ -47,7 +49,7 @@ export function kyBackoff<Instance extends KyInstanceLike>(
 ): Instance {
   const ky = instance as unknown as { extend?: unknown; retry?: unknown; default?: { extend?: unknown } };
   // `require('ky')` and `import * as ky from 'ky'` give ky's module namespace: the commonest wrong argument.
-  if (typeof ky === 'object' && ky !== null && typeof ky.default?.extend === 'function') {
+  if (isObject(instance) && typeof ky.default?.extend === 'function') {
     throw new TypeError(
       "Expected `instance` to be a ky instance, got ky's module namespace: pass its `default` export.",
     );
@@ -55,8 +57,7 @@ export function kyBackoff<Instance extends KyInstanceLike>(
   if (typeof instance !== 'function' || typeof ky.extend !== 'function') {
     throw new TypeError('Expected `instance` to be a ky instance.');
   }
-  // Validated at once, so that a bad option throws before ky is touched.
-  createBackoff(options);
+  createBackoff(options); // a bad option throws before ky is touched
   const extend = ky.extend.bind(instance) as (defaults: (parent: Defaults) => Defaults) => Instance;
   // ky 1.13 has no `ky.retry()`: with `throwHttpErrors: false` a failed status is then decided but not retried.
   const marker = typeof ky.retry === 'function' ? (ky.retry.bind(instance) as RetryMarker) : undefined;
@@ -74,14 +75,14 @@ export function kyBackoff<Instance extends KyInstanceLike>(
     const total = typeof parent.totalTimeout === 'number' ? parent.totalTimeout : undefined;
     const deadline = total === undefined ? merged?.deadline : Math.min(merged?.deadline ?? total, total);
     const policy = createBackoff(deadline === undefined ? merged : { ...merged, deadline });
-    const shared: Shared = { policy, marker, deadline: total, throws: parent.throwHttpErrors ?? true };
+    const shared = { policy, marker, deadline: total, throws: parent.throwHttpErrors ?? true };
     const retry = kyRetryOptions(policy.options.retries, marker === undefined);
-    const parentFetch = typeof parent.fetch === 'function' ? (parent.fetch as FetchFunction) : undefined;
+    const parentFetch = parent.fetch as FetchFunction | undefined;
     // The one link from ky's per-call objects to their call: ky's per-call copy of `retry` (every hook's options
     // hold it), and each request a hook of ours saw about to go out (kyBackoff's fetch gets it).
     const calls = new WeakMap<object, KyCall>();
-    const callOf = (hookOptions?: HookOptions) =>
-      isObject(hookOptions?.retry) ? calls.get(hookOptions.retry) : undefined;
+    const callOf = (options?: HookOptions) =>
+      isObject(options?.retry) ? calls.get(options.retry) : undefined;
     const begin = (call: KyCall, request: unknown) => {
       if (isObject(request)) calls.set(request, call);
       call.begin(request);
@@ -96,45 +97,34 @@ export function kyBackoff<Instance extends KyInstanceLike>(
     };
 
     // ky 2: once per call; ky 1: before every attempt.
-    const beforeRequest = mark((first: unknown, second?: unknown) => {
-      const ky2 = second === undefined;
-      const view = (ky2 ? first : { request: first, options: second }) as {
-        request: Request;
-        options: HookOptions;
-      };
-      const perCall = view.options.retry;
-      if (!isObject(perCall)) return;
-      let call = calls.get(perCall);
+    const beforeRequest = mark((...args: unknown[]) => {
+      const { request, options = {} } = view(args);
+      if (!isObject(options.retry)) return;
+      let call = calls.get(options.retry);
       if (call === undefined) {
-        call = new KyCall(shared, view.request, view.options, ky2);
-        bindRetry(perCall, retry, view.request.method, call);
-        calls.set(perCall, call);
+        call = new KyCall(shared, request, options, args.length === 1);
+        bindRetry(options.retry as Record<string, unknown>, retry, request.method, call);
+        calls.set(options.retry, call);
       }
-      begin(call, view.request);
+      begin(call, request);
     });
 
     // Before every retry, also one forced with `ky.retry()`: ky 2 shows no other hook the request it sends next.
-    const beforeRetry = mark((state: { options?: HookOptions; request?: unknown; error?: unknown }) => {
-      const call = callOf(state.options);
-      const forced = call?.forced(state.error);
-      if (call !== undefined)
-        return forced ? forced.then(() => begin(call, state.request)) : begin(call, state.request);
+    const beforeRetry = mark(({ options, request, error }: View) => {
+      const call = callOf(options);
+      const forced = call?.forced(error);
+      if (call !== undefined) return forced ? forced.then(() => begin(call, request)) : begin(call, request);
     });
 
     const afterResponse = mark((...args: unknown[]) => {
-      const view = (stateObject(args) ? args[0] : { options: args[1], response: args[2] }) as {
-        options?: HookOptions;
-        response: Response;
-      };
-      return callOf(view.options)?.afterResponse(view.response);
+      const { options, response } = view(args);
+      return callOf(options)?.afterResponse(response);
     });
 
-    // ky 2: once, for the final error; ky 1: for each HTTPError, whose `options` are the request's.
+    // ky 2: once, for the final error; ky 1: for each HTTPError.
     const beforeError = mark((...args: unknown[]) => {
-      const { error, options: hookOptions } = (
-        stateObject(args) ? args[0] : { error: args[0], options: (args[0] as { options?: unknown })?.options }
-      ) as { error: unknown; options?: HookOptions };
-      const pending = callOf(hookOptions)?.beforeError(error);
+      const { error, options } = view(args, 'error');
+      const pending = callOf(options)?.beforeError(error);
       return pending === undefined ? error : pending.then(() => error);
     });
 

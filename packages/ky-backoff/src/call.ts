@@ -11,32 +11,27 @@ import {
   type RetryDecision,
   type RetryState,
 } from 'backoff-core';
+import { withoutMergeArtefact } from './ky-retry.js';
 
 /** The instance's own `ky.retry` (ky matches its marker with `instanceof`: a bundled copy would not do). */
 export type RetryMarker = (options: { delay: number; code: string }) => unknown;
 
-/** What the calls of one kyBackoff instance share: `deadline` is its `totalTimeout`, `throws` its `throwHttpErrors`. */
-interface Shared {
-  readonly policy: Backoff;
-  readonly marker: RetryMarker | undefined;
-  readonly deadline: number | undefined;
-  readonly throws: unknown;
-}
+/** What the calls of one instance share: `deadline` is its `totalTimeout`, `throws` its `throwHttpErrors`. */
+type Shared = {
+  policy: Backoff;
+  marker: RetryMarker | undefined;
+  deadline: number | undefined;
+  throws: unknown;
+};
 
 /** What a call reads of ky's hook options (ky 2 strips its own options, `throwHttpErrors` too). */
 export type HookOptions = { readonly [key in 'body' | 'backoff' | 'retry' | 'throwHttpErrors']?: unknown };
 
-const field = (value: unknown, key: string): unknown =>
-  typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
-const isRequest = (value: unknown): value is Request => value instanceof Request;
-const answered = (r: Response): Outcome => ({
-  type: 'response',
-  status: r.status,
-  headers: r.headers,
-  response: r,
-});
-const then = <T, R>(value: T | Promise<T>, next: (value: T) => R | Promise<R>): R | Promise<R> =>
-  value instanceof Promise ? value.then(next) : next(value);
+const field = (value: unknown, key: string): unknown => Object(value)[key];
+function answered(response: Response): Outcome {
+  const { status, headers } = response;
+  return { type: 'response', status, headers, response };
+}
 // ky's errors by name, as ky's own guards do; `AbortSignal.timeout()`'s DOMException TimeoutError is the caller's.
 const isKyError = (error: unknown, name: string) =>
   field(error, 'name') === name && !(error instanceof DOMException);
@@ -53,14 +48,6 @@ function errorKind(error: unknown, aborted: boolean) {
   return isKyError(error, 'NetworkError')
     ? classifyNetworkFailure(field(error, 'cause'))
     : classifyError(error);
-}
-
-/** ky 1.14.2's deep merge adds `context: {}` to the objects it merges: no backoff option, so it is dropped. */
-function withoutMergeArtefact(override: unknown): unknown {
-  const context = field(override, 'context');
-  if (typeof context !== 'object' || context === null || Object.keys(context).length > 0) return override;
-  const { context: _, ...rest } = override as Record<string, unknown>;
-  return rest;
 }
 
 /** Retries a 2xx listed in `statusCodes` on ky 1.13 (no `ky.retry()`): ky 1 retries an afterResponse error. */
@@ -91,12 +78,8 @@ export class KyCall {
   #kyDelay = 0;
   #refused: BackoffResult | undefined;
 
-  constructor(
-    { policy, marker, deadline, throws }: Shared,
-    request: Request,
-    options: HookOptions,
-    ky2: boolean,
-  ) {
+  constructor(shared: Shared, request: Request, options: HookOptions, ky2: boolean) {
+    const { policy, marker, deadline, throws } = shared;
     const { backoff } = options;
     const once = !replayable(request, options.body);
     this.#request = request;
@@ -134,7 +117,7 @@ export class KyCall {
   /** A new attempt is about to go out (beforeRequest, beforeRetry): nothing of it is known yet. */
   begin(request: unknown): void {
     this.#decided = this.#fetched = this.#copy = undefined;
-    if (isRequest(request)) {
+    if (request instanceof Request) {
       this.#request = request;
       this.state?.sent(request.headers);
     }
@@ -153,10 +136,7 @@ export class KyCall {
     return delay;
   }
 
-  /**
-   * After the instance's own afterResponse hooks: an OK response is decided once they are done with it, and so
-   * is a failed status ky will not throw for. A retry goes through `ky.retry()`.
-   */
+  /** After the instance's afterResponse hooks: an OK response, or a failed status ky will not throw for. */
   async afterResponse(response: Response): Promise<unknown> {
     const { state } = this;
     if (state === undefined || this.#decided !== undefined || (!response.ok && this.#throws))
@@ -172,16 +152,13 @@ export class KyCall {
     return this.#fetched === undefined ? response : undefined;
   }
 
-  /**
-   * ky's `shouldRetry`, asked about each failed attempt (its HTTPError after your afterResponse hooks, a network
-   * error, its timeout, an abort): the core decides, and a retry waits here before ky hears `true`.
-   */
+  /** ky's `shouldRetry`, about each failed attempt: the core decides, and a retry waits before ky hears `true`. */
   shouldRetry(error: unknown): boolean | Promise<boolean> {
     const decided = this.#decided;
     if (this.state === undefined) return false;
     if (decided?.retry) return this.#pause(decided, this.#request.signal);
     const sent = field(error, 'request');
-    const request = isRequest(sent) ? sent : this.#request;
+    const request = sent instanceof Request ? sent : this.#request;
     const response = field(error, 'response');
     const status = isKyError(error, 'HTTPError') && response instanceof Response ? response : undefined;
     // The request's own afterResponse hooks run after kyBackoff's: one turned a success into this error.
@@ -193,14 +170,14 @@ export class KyCall {
       ? answered(status === this.#fetched ? (this.#copy ?? status) : status)
       : { type: 'error', kind, error, redirected };
     this.#copy = undefined;
-    return then(this.#decide(outcome, request, turned), (made) =>
-      made.retry ? this.#pause(made, request.signal) : this.#stop(error),
-    );
+    const decision = this.#decide(outcome, request, turned);
+    const next = (made: Decision) => (made.retry ? this.#pause(made, request.signal) : this.#stop(error));
+    return decision instanceof Promise ? decision.then(next) : next(decision);
   }
 
   /**
-   * beforeRetry with ky's ForceRetryError (an earlier afterResponse hook returned `ky.retry()`): the attempt is
-   * counted, and the retry refused past `retries`, as ky ends one past its own limit: with that error.
+   * beforeRetry after an earlier afterResponse hook returned `ky.retry()`: the attempt is counted, and the retry
+   * refused past `retries`, as ky ends one past its own limit: with that ForceRetryError.
    */
   forced(error: unknown): Promise<void> | undefined {
     const { state } = this;
@@ -215,10 +192,7 @@ export class KyCall {
     return decision instanceof Promise ? decision.then(refuse) : refuse();
   }
 
-  /**
-   * beforeError (ky 2: once, for the final error; ky 1: for each HTTPError) puts the result on the error. An
-   * attempt ky ended without asking is recorded first: its `totalTimeout`, or a body ky was told not to retry.
-   */
+  /** Puts the result on the error; an attempt ky ended without asking (totalTimeout, limit 0) is recorded first. */
   beforeError(error: unknown): Promise<void> | undefined {
     const { state } = this;
     if (state === undefined) return undefined;

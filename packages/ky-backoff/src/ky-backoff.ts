@@ -1,17 +1,14 @@
 /*
  * kyBackoff rides ky's own retry loop: ky asks, backoff-core decides. One call through ky's steps:
- *
- *   ky(input, options)  ky merges the options; its per-call copy of `retry` becomes this call's key in `calls`.
- *   beforeRequest       the call starts (KyCall: the core's RetryState, which stamps a generated Idempotency-Key);
- *                       ky's per-call `retry` is bound to it: `shouldRetry`, `delay`, and `limit` ("keep asking").
- *   fetch               kyBackoff's fetch notes the response, the object the caller will get.
- *   afterResponse       after the instance's own hooks, an OK response is decided (and a failed status ky will
- *                       not throw for; a retry goes through `ky.retry()`).
- *   shouldRetry         ky's HTTPError, network error or timeout is decided; a retry waits here (KyCall#pause),
- *                       then ky hears `true` and its `delay` is 0 (or, after ky's own timeout, the wait ky makes).
- *   beforeRetry         the next attempt starts (a retry an earlier hook forced with `ky.retry()` is counted).
- *   fetch ...           and so on, until the core stops: ky returns the response, or throws its error, which
- *   beforeError         gets the call's result.
+ *   ky(input)      ky merges the options; its per-call copy of `retry` becomes the call's key in `calls`.
+ *   beforeRequest  the call starts (KyCall, around the core's RetryState, which stamps an Idempotency-Key), and
+ *                  binds ky's per-call `retry`: `shouldRetry`, `delay` and `limit` ("keep asking me").
+ *   fetch          kyBackoff's fetch notes the response: the object the caller will get.
+ *   afterResponse  after the instance's own hooks, an OK response is decided (a 2xx retried via `ky.retry()`).
+ *   shouldRetry    ky's HTTPError, network error or timeout is decided; a retry waits here (KyCall#pause), then
+ *                  ky hears `true` and its `delay` is 0 (after ky's own timeout: the wait ky makes itself).
+ *   beforeRetry    the next attempt starts (a retry an earlier hook forced with `ky.retry()` is counted).
+ *   fetch ...      until the core stops: ky returns the response, or its error, which beforeError gives the result.
  */
 import { createBackoff } from 'backoff-core';
 import { type HookOptions, KyCall, type RetryMarker } from './call.js';
@@ -26,7 +23,7 @@ type Defaults = { hooks?: Record<string, readonly Hook[] | undefined> } & Record
 type FetchFunction = (input: unknown, init?: Record<string, unknown>) => Promise<Response>;
 type View = { request: Request; options?: HookOptions; response: Response; error: unknown };
 
-const mark = <T extends Hook>(hook: T): T => Object.defineProperty(hook, HOOK, { value: true });
+const mark = (hook: Hook) => Object.defineProperty(hook, HOOK, { value: true });
 const isObject = (value: unknown): value is object => typeof value === 'object' && value !== null;
 // ky 2 passes every hook one state object; ky 1 passes its arguments one by one, and `beforeError` only the
 // error (whose `options` are the request's).
@@ -97,42 +94,39 @@ export function kyBackoff<Instance extends KyInstanceLike>(
     };
 
     // ky 2: once per call; ky 1: before every attempt.
-    const beforeRequest = mark((...args: unknown[]) => {
+    const beforeRequest = (...args: unknown[]) => {
       const { request, options = {} } = view(args);
       if (!isObject(options.retry)) return;
       let call = calls.get(options.retry);
       if (call === undefined) {
         call = new KyCall(shared, request, options, args.length === 1);
-        bindRetry(options.retry as Record<string, unknown>, retry, request.method, call);
+        bindRetry(options.retry as typeof retry, retry, request.method, call);
         calls.set(options.retry, call);
       }
       begin(call, request);
-    });
+    };
 
     // Before every retry, also one forced with `ky.retry()`: ky 2 shows no other hook the request it sends next.
-    const beforeRetry = mark(({ options, request, error }: View) => {
+    const beforeRetry = ({ options, request, error }: View) => {
       const call = callOf(options);
       const forced = call?.forced(error);
       if (call !== undefined) return forced ? forced.then(() => begin(call, request)) : begin(call, request);
-    });
+    };
 
-    const afterResponse = mark((...args: unknown[]) => {
+    const afterResponse = (...args: unknown[]) => {
       const { options, response } = view(args);
       return callOf(options)?.afterResponse(response);
-    });
+    };
 
     // ky 2: once, for the final error; ky 1: for each HTTPError.
-    const beforeError = mark((...args: unknown[]) => {
+    const beforeError = (...args: unknown[]) => {
       const { error, options } = view(args, 'error');
       const pending = callOf(options)?.beforeError(error);
       return pending === undefined ? error : pending.then(() => error);
-    });
-
-    const hooks = {
-      beforeRequest: [beforeRequest],
-      beforeRetry: [beforeRetry],
-      afterResponse: [afterResponse],
     };
-    return { retry, fetch, hooks: { ...hooks, beforeError: [beforeError] } };
+
+    const hooks = { beforeRequest, beforeRetry, afterResponse, beforeError };
+    const marked = Object.entries(hooks).map(([name, hook]) => [name, [mark(hook)]]);
+    return { retry, fetch, hooks: Object.fromEntries(marked) };
   });
 }

@@ -1,22 +1,16 @@
 import type { BackoffOptions } from 'backoff-core';
+import type { KyCall } from './call.js';
 
-/** What a call binds on ky's per-call copy of `retry`. */
-export interface RetryBinding {
-  readonly limit: number;
-  shouldRetry(error: unknown): boolean | Promise<boolean>;
-  takeDelay(): number;
-}
-
+type Fields = Record<string, unknown>;
 const noDelay = () => 0;
 // ky 1.13 checks the method before any hook runs, so it gets every method ky may send.
 const KY_METHODS = ['get', 'post', 'put', 'patch', 'head', 'delete', 'options', 'trace', 'query'];
 
 /**
- * The `retry` kyBackoff gives the instance: a `shouldRetry` that always answers, so that ky's status lists,
- * timing headers and `retryOnTimeout` are never consulted. `limit` is the instance's `retries`, so that ky's
- * per-call copy holds the retries asked for, whoever asked (the request, `.extend()`, the instance).
+ * The instance's `retry`: a `shouldRetry` that always answers, so that ky's own rules are never consulted.
+ * `limit` is its `retries`: ky's per-call copy then holds the retries asked for, whoever asked.
  */
-export function kyRetryOptions(limit: number, everyMethod: boolean): Record<string, unknown> {
+export function kyRetryOptions(limit: number, everyMethod: boolean): Fields {
   return {
     limit,
     methods: everyMethod ? [...KY_METHODS] : [],
@@ -33,7 +27,7 @@ const same = (a: unknown, b: unknown) =>
   a === b || (Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => v === b[i]));
 
 /** The fields of ky's `retry` other than `limit` that are not kyBackoff's own (`ours`): it replaces them. */
-function foreignFields(retry: object, ours: Record<string, unknown>): void {
+function foreignFields(retry: object, ours: Fields): void {
   const names = Object.entries(retry)
     .filter(([key, value]) => key !== 'limit' && value !== undefined && !same(value, ours[key]))
     // ky's own default `backoffLimit`, and the `context: {}` ky 1.14.2's deep merge adds, are not foreign.
@@ -48,17 +42,19 @@ function foreignFields(retry: object, ours: Record<string, unknown>): void {
 const isEmpty = (value: unknown) =>
   typeof value === 'object' && value !== null && Object.keys(value).length === 0;
 
+/** Drops the `context: {}` ky 1.14.2's deep merge adds to a `backoff` set by `.extend()` and per request. */
+export function withoutMergeArtefact(override: unknown): unknown {
+  if (!isEmpty(Object(override).context)) return override;
+  const { context: _, ...rest } = override as Record<string, unknown>;
+  return rest;
+}
+
 /**
- * Binds ky's per-call copy of `retry` to one call. A per-request `retry` number gave it ky's defaults (the rest
- * is kyBackoff's again); a per-request object was merged over the instance's (fields of its own throw). The
- * call's method is added: ky checks it before it asks, and the core's idempotency gate is the one that decides.
+ * Binds ky's per-call copy of `retry` to a call: after a per-request number it holds ky's defaults (ours again);
+ * a per-request object was merged over ours (its own fields throw). The call's method is added: ky checks it
+ * before it asks, and the core's idempotency gate is the one that decides.
  */
-export function bindRetry(
-  perCall: Record<string, unknown>,
-  ours: Record<string, unknown>,
-  method: string,
-  call: RetryBinding,
-) {
+export function bindRetry(perCall: Fields, ours: Fields, method: string, call: KyCall): void {
   if (perCall.shouldRetry === undefined) Object.assign(perCall, ours);
   else foreignFields(perCall, ours);
   const { methods } = perCall;

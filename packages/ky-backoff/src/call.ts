@@ -15,15 +15,13 @@ import { withoutMergeArtefact } from './ky-retry.js';
 
 /** The instance's own `ky.retry` (ky matches its marker with `instanceof`: a bundled copy would not do). */
 export type RetryMarker = (options: { delay: number; code: string }) => unknown;
-
 /** What the calls of one instance share: `deadline` is its `totalTimeout`, `throws` its `throwHttpErrors`. */
 type Shared = {
   policy: Backoff;
-  marker: RetryMarker | undefined;
-  deadline: number | undefined;
+  marker?: RetryMarker | undefined;
+  deadline?: number | undefined;
   throws: unknown;
 };
-
 /** What a call reads of ky's hook options (ky 2 strips its own options, `throwHttpErrors` too). */
 export type HookOptions = { readonly [key in 'body' | 'backoff' | 'retry' | 'throwHttpErrors']?: unknown };
 
@@ -175,10 +173,8 @@ export class KyCall {
     return decision instanceof Promise ? decision.then(next) : next(decision);
   }
 
-  /**
-   * beforeRetry after an earlier afterResponse hook returned `ky.retry()`: the attempt is counted, and the retry
-   * refused past `retries`, as ky ends one past its own limit: with that ForceRetryError.
-   */
+  // beforeRetry after an earlier afterResponse hook returned `ky.retry()`: the attempt is counted, and the retry
+  // refused past `retries`, as ky ends one past its own limit: with that ForceRetryError.
   forced(error: unknown): Promise<void> | undefined {
     const { state } = this;
     if (state === undefined || !isKyError(error, 'ForceRetryError') || this.#decided?.retry) return;
@@ -229,11 +225,8 @@ export class KyCall {
     return false;
   }
 
-  /**
-   * The one wait of a retry: the core's, on the attempt's signal (it follows the caller's). After ky's own
-   * timeout that signal is spent and only ky's wait still hears the caller: ky then waits (`delay`), and the
-   * core is told, so that `onRetry` and `totalDelay` stay exact.
-   */
+  // The one wait of a retry: the core's, on the attempt's signal (it follows the caller's). After ky's own timeout
+  // that signal is spent and only ky's wait still hears the caller: ky waits (`delay`), and the core is told.
   #pause(decision: RetryDecision, signal: AbortSignal): Promise<true> {
     const state = this.state as RetryState;
     const left = signal.aborted;

@@ -35,10 +35,10 @@ const view = (args: unknown[], error?: 'error') =>
       : { request: args[0], options: args[1], response: args[2] }) as View;
 
 /**
- * Returns a new ky instance, extended from `instance` (`ky` itself or a `ky.create()` result), whose retries are
- * decided by backoff-core; the instance's own hooks and options stay, and its `totalTimeout` is a deadline too.
- * Per request, `backoff` overrides the options or turns retries off (`false`); ky's `retry`, a number or
- * `{ limit }`, is `retries`. The caller gets ky's response or error, carrying the result (`getBackoffResult`).
+ * A new ky instance, extended from `instance`, whose retries backoff-core decides; the instance's own hooks and
+ * options stay, and its `totalTimeout` is a deadline too. Per request, `backoff` overrides the options or turns
+ * retries off (`false`); ky's `retry`, a number or `{ limit }`, is `retries`. The caller gets ky's response or
+ * error, carrying the result (`getBackoffResult`).
  */
 export function kyBackoff<Instance extends KyInstanceLike>(
   instance: Instance,
@@ -78,8 +78,7 @@ export function kyBackoff<Instance extends KyInstanceLike>(
     // The one link from ky's per-call objects to their call: ky's per-call copy of `retry` (every hook's options
     // hold it), and each request a hook of ours saw about to go out (kyBackoff's fetch gets it).
     const calls = new WeakMap<object, KyCall>();
-    const callOf = (options?: HookOptions) =>
-      isObject(options?.retry) ? calls.get(options.retry) : undefined;
+    const callOf = (o?: HookOptions) => (isObject(o?.retry) ? calls.get(o.retry) : undefined);
     const begin = (call: KyCall, request: unknown) => {
       if (isObject(request)) calls.set(request, call);
       call.begin(request);

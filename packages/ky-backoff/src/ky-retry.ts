@@ -6,10 +6,8 @@ const noDelay = () => 0;
 // ky 1.13 checks the method before any hook runs, so it gets every method ky may send.
 const KY_METHODS = ['get', 'post', 'put', 'patch', 'head', 'delete', 'options', 'trace', 'query'];
 
-/**
- * The instance's `retry`: a `shouldRetry` that always answers, so that ky's own rules are never consulted.
- * `limit` is its `retries`: ky's per-call copy then holds the retries asked for, whoever asked.
- */
+// The instance's `retry`: a `shouldRetry` that always answers, so that ky's own rules are never consulted;
+// `limit` is its `retries`, so that ky's per-call copy holds the retries asked for, whoever asked.
 export function kyRetryOptions(limit: number, everyMethod: boolean): Fields {
   return {
     limit,
@@ -49,11 +47,9 @@ export function withoutMergeArtefact(override: unknown): unknown {
   return rest;
 }
 
-/**
- * Binds ky's per-call copy of `retry` to a call: after a per-request number it holds ky's defaults (ours again);
- * a per-request object was merged over ours (its own fields throw). The call's method is added: ky checks it
- * before it asks, and the core's idempotency gate is the one that decides.
- */
+// Binds ky's per-call copy of `retry` to a call: after a per-request number it holds ky's defaults (ours again);
+// a per-request object was merged over ours (its own fields throw). The call's method is added, as ky checks it
+// before it asks: the core's idempotency gate is the one that decides.
 export function bindRetry(perCall: Fields, ours: Fields, method: string, call: KyCall): void {
   if (perCall.shouldRetry === undefined) Object.assign(perCall, ours);
   else foreignFields(perCall, ours);

@@ -76,7 +76,7 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
       expect(getBackoffResult(error)?.reason).toBe('method-not-idempotent');
     });
 
-    it('item 9: an abort during the wait that follows a timeout rejects at once (the `signal` option, and a Request’s own signal)', async () => {
+    it('an abort during the wait that follows a timeout rejects at once (the `signal` option, and a Request’s own signal)', async () => {
       for (const asRequest of [false, true]) {
         const { api, clock, server } = await setup(['hang', 200]);
         // The core's waits do not end by themselves here: only an abort that is heard ends the wait.
@@ -104,7 +104,7 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
       }
     });
 
-    it('item 10: a network error on the attempt after a timeout is a network error, and is retried', async () => {
+    it('a network error on the attempt after a timeout is a network error, and is retried', async () => {
       const { api, clock, server } = await setup(['hang', 'reset', 200]);
       const { pending } = await timeOut(server, () => api(`${server.url}/slow`));
       await vi.advanceTimersByTimeAsync(500);

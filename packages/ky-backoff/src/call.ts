@@ -146,8 +146,11 @@ export class KyCall {
       return this.#marker({ delay: this.takeDelay(), code: `backoff:${decision.reason}` });
     }
     // The caller gets fetch's own response when fetch saw this attempt, else this copy: either carries the result.
+    // A copy not handed on is cancelled: ky 1.13 leaves it unread, and its half of the tee would keep the body.
     attachResult(this.#fetched ?? response, state.result());
-    return this.#fetched === undefined ? response : undefined;
+    if (this.#fetched === undefined) return response;
+    response.body?.cancel().catch(() => {});
+    return undefined;
   }
 
   /** ky's `shouldRetry`, about each failed attempt: the core decides, and a retry waits before ky hears `true`. */

@@ -104,19 +104,16 @@ export function kyBackoff<Instance extends KyInstanceLike>(
       }
       begin(call, request);
     };
-
     // Before every retry, also one forced with `ky.retry()`: ky 2 shows no other hook the request it sends next.
     const beforeRetry = ({ options, request, error }: View) => {
       const call = callOf(options);
       const forced = call?.forced(error);
       if (call !== undefined) return forced ? forced.then(() => begin(call, request)) : begin(call, request);
     };
-
     const afterResponse = (...args: unknown[]) => {
       const { options, response } = view(args);
       return callOf(options)?.afterResponse(response);
     };
-
     // ky 2: once, for the final error; ky 1: for each HTTPError.
     const beforeError = (...args: unknown[]) => {
       const { error, options } = view(args, 'error');

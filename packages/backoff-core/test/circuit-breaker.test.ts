@@ -1,12 +1,4 @@
-import {
-  CircuitBreaker,
-  type CircuitBreakerOptions,
-  CircuitOpenError,
-  type CircuitStateChange,
-  createBackoff,
-  getBackoffResult,
-  RetryBudget,
-} from 'backoff-core';
+import { CircuitBreaker, type CircuitBreakerOptions, CircuitOpenError, type CircuitStateChange, createBackoff, getBackoffResult, RetryBudget } from 'backoff-core';
 import type { Outcome } from 'backoff-core/adapter';
 import { describe, expect, it } from 'vitest';
 

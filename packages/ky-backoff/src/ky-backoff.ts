@@ -1,232 +1,128 @@
-import { type Backoff, createBackoff } from 'backoff-core';
-import { KyCall, type RetryMarkerFactory } from './call.js';
-import { errorHookView, type HookOptions, requestHookView, responseHookView } from './hook-args.js';
-import {
-  type KyShouldRetry,
-  kyRetryOptions,
-  replacedPerRequest,
-  retriesFromKyRetry,
-  withMethod,
-} from './ky-retry.js';
-import { rejectModuleNamespace } from './module-namespace.js';
+/*
+ * kyBackoff rides ky's own retry loop: ky asks, backoff-core decides. One call through ky's steps:
+ *   ky(input)      ky merges the options; its per-call copy of `retry` becomes the call's key in `calls`.
+ *   beforeRequest  the call starts (KyCall, around the core's RetryState, which stamps an Idempotency-Key), and
+ *                  binds ky's per-call `retry`: `shouldRetry`, `delay` and `limit` ("keep asking me").
+ *   fetch          kyBackoff's fetch notes the response: the object the caller will get.
+ *   afterResponse  after the instance's own hooks, an OK response is decided (a 2xx retried via `ky.retry()`).
+ *   shouldRetry    ky's HTTPError, network error or timeout is decided; a retry waits here (KyCall#pause), then
+ *                  ky hears `true` and its `delay` is 0 (after ky's own timeout: the wait ky makes itself).
+ *   beforeRetry    the next attempt starts (a retry an earlier hook forced with `ky.retry()` is counted).
+ *   fetch ...      until the core stops: ky returns the response, or its error, which beforeError gives the result.
+ */
+import { createBackoff } from 'backoff-core';
+import { type HookOptions, KyCall, type RetryMarker } from './call.js';
+import { bindRetry, kyRetryOptions, retriesFromKyRetry } from './ky-retry.js';
 import type { KyBackoffOptions, KyInstanceLike } from './types.js';
 
 // Registered, so that a second copy of this package still recognises an instance that already has the hooks.
 const HOOK: unique symbol = Symbol.for('ky-backoff.hook') as never;
-// Where a call lives: on the `shouldRetry` it binds on ky's own per-call retry object, which every hook reaches.
-// Not on that object itself: ky reads it with `Object.entries` for every attempt, which a symbol key there made
-// about 2 µs slower per request (issue 17).
-const CALL: unique symbol = Symbol('ky-backoff.call') as never;
 
 type Hook = ((...args: never[]) => unknown) & { [HOOK]?: true };
 type Defaults = { hooks?: Record<string, readonly Hook[] | undefined> } & Record<string, unknown>;
 type FetchFunction = (input: unknown, init?: Record<string, unknown>) => Promise<Response>;
-type KyRetry = Record<string, unknown>;
-type BoundShouldRetry = KyShouldRetry & { [CALL]?: KyCall };
+type View = { request: Request; options?: HookOptions; response: Response; error: unknown };
 
-function mark<T extends Hook>(hook: T): T {
-  Object.defineProperty(hook, HOOK, { value: true });
-  return hook;
-}
-
-function installed(parent: Defaults): boolean {
-  const hooks = parent.hooks ?? {};
-  return Object.values(hooks).some((list) => Array.isArray(list) && list.some((hook: Hook) => hook?.[HOOK]));
-}
-
-function isObject(value: unknown): value is Record<string | symbol, unknown> {
-  return typeof value === 'object' && value !== null;
-}
-
-function callOf(options: HookOptions | undefined): KyCall | undefined {
-  const retry = options?.retry;
-  return isObject(retry) ? (retry.shouldRetry as BoundShouldRetry | undefined)?.[CALL] : undefined;
-}
+const mark = (hook: Hook) => Object.defineProperty(hook, HOOK, { value: true });
+const isObject = (value: unknown): value is object => typeof value === 'object' && value !== null;
+// ky 2 passes every hook one state object; ky 1 passes its arguments one by one, and `beforeError` only the
+// error (whose `options` are the request's).
+const view = (args: unknown[], error?: 'error') =>
+  (args.length === 1 && isObject(args[0]) && 'options' in args[0]
+    ? args[0]
+    : error
+      ? { error: args[0], options: (args[0] as View | undefined)?.options }
+      : { request: args[0], options: args[1], response: args[2] }) as View;
 
 /**
- * Which call sends a request: its first attempt's request is the one `beforeRequest` sees (ky 1: every attempt's).
- * A property of the request itself, cleared when `fetch` takes it: cheaper per call than a WeakMap entry.
- */
-const SENT: unique symbol = Symbol('ky-backoff.sent') as never;
-type SentRequest = { [SENT]?: KyCall | undefined };
-
-/**
- * The call whose retry ky is about to send (ky 2). ky 2 builds each retry's request itself (a clone, or a new one
- * after its own timeout) and shows it to no hook; but it reads the per-call retry `limit` synchronously right
- * before it calls `fetch`. From the first retry on (kyBackoff's `beforeRetry`), that read names the call, and
- * kyBackoff's `fetch` takes it in the same synchronous step, so no other call can come between.
- */
-let sending: KyCall | undefined;
-
-function announceAttempts(retry: KyRetry, call: KyCall): void {
-  Object.defineProperty(retry, 'limit', {
-    get: () => {
-      sending = call;
-      return call.limit;
-    },
-    enumerable: true,
-    configurable: true,
-  });
-}
-
-function announce(call: KyCall | undefined, perCall: unknown): void {
-  if (call?.announces === false && isObject(perCall)) {
-    call.announces = true;
-    announceAttempts(perCall as KyRetry, call);
-  }
-}
-
-/**
- * Returns a new ky instance, extended from `instance` (`ky` itself or a `ky.create()` result), whose retries are
- * decided by backoff-core: jittered exponential backoff, Retry-After as a floor, the idempotency gate, a retry
- * budget shared by every call of the instance, and a deadline. The instance's own hooks and options stay.
- *
- * Per request, `backoff` overrides the options (`{ backoff: { retries: 1 } }`) or turns retries off
- * (`{ backoff: false }`). ky's own `retry` option, as a number or `{ limit }`, is read as `retries`; its other
- * fields are replaced by kyBackoff's options and rejected. The caller gets ky's normal response or ky's own error
- * of the last attempt; both carry the attempts made and the total wait (`getBackoffResult(responseOrError)`).
- * Bad options throw here (TypeError / RangeError).
+ * A new ky instance, extended from `instance`, whose retries backoff-core decides; the instance's own hooks and
+ * options stay, and its `totalTimeout` is a deadline too. Per request, `backoff` overrides the options or turns
+ * retries off (`false`); ky's `retry`, a number or `{ limit }`, is `retries`. The caller gets ky's response or
+ * error, carrying the result (`getBackoffResult`).
  */
 export function kyBackoff<Instance extends KyInstanceLike>(
   instance: Instance,
   options?: KyBackoffOptions,
 ): Instance {
-  rejectModuleNamespace(instance);
-  const candidate = instance as unknown as { extend?: unknown; retry?: unknown };
-  if (typeof instance !== 'function' || typeof candidate.extend !== 'function') {
+  const ky = instance as unknown as { extend?: unknown; retry?: unknown; default?: { extend?: unknown } };
+  // `require('ky')` and `import * as ky from 'ky'` give ky's module namespace: the commonest wrong argument.
+  if (isObject(instance) && typeof ky.default?.extend === 'function') {
+    throw new TypeError(
+      "Expected `instance` to be a ky instance, got ky's module namespace: pass its `default` export.",
+    );
+  }
+  if (typeof instance !== 'function' || typeof ky.extend !== 'function') {
     throw new TypeError('Expected `instance` to be a ky instance.');
   }
-  // Validated at once, so that a bad option throws before ky is touched.
-  createBackoff(options);
-  const extend = candidate.extend.bind(instance) as (defaults: (parent: Defaults) => Defaults) => Instance;
-  // The instance's own marker factory: ky recognises the marker with `instanceof`, so a bundled copy would not do.
-  // ky 1.13 has none: with `throwHttpErrors: false` a failed status is then decided but not retried.
-  const retryMarker =
-    typeof candidate.retry === 'function'
-      ? (candidate.retry.bind(instance) as RetryMarkerFactory)
-      : undefined;
+  createBackoff(options); // a bad option throws before ky is touched
+  const extend = ky.extend.bind(instance) as (defaults: (parent: Defaults) => Defaults) => Instance;
+  // ky 1.13 has no `ky.retry()`: with `throwHttpErrors: false` a failed status is then decided but not retried.
+  const marker = typeof ky.retry === 'function' ? (ky.retry.bind(instance) as RetryMarker) : undefined;
 
   return extend((parent) => {
-    if (installed(parent)) {
+    if (Object.values(parent.hooks ?? {}).some((list) => list?.some((hook) => hook?.[HOOK]))) {
       throw new TypeError(
         'kyBackoff is already installed on this instance: wrap the instance it came from, or pass `backoff` per request.',
       );
     }
     // ky's `retry` of the instance (`ky.create({ retry: 0 })`) is `retries`, unless kyBackoff's options say.
     const fromKy = retriesFromKyRetry(parent.retry);
-    const policy: Backoff = createBackoff(
-      options?.retries === undefined ? { ...options, ...fromKy } : options,
-    );
-    const instanceRetries = policy.options.retries;
-    const fallback = () => false;
-    // The instance's `limit` is its `retries` as they are: what ky's per-call copy holds is then the number of
-    // retries asked for, whoever set it (the instance, `.extend()`, the request). Each call replaces it.
-    const retry = kyRetryOptions(instanceRetries, fallback, retryMarker === undefined);
-    // With `throwHttpErrors: false` ky never throws for a status, so never asks about it: only such an instance
-    // gets an `afterResponse` hook (ky clones every response for each one, so the others stay without).
-    const decidesResponses =
-      retryMarker !== undefined && parent.throwHttpErrors !== undefined && parent.throwHttpErrors !== true;
-    const parentFetch = typeof parent.fetch === 'function' ? (parent.fetch as FetchFunction) : undefined;
+    const merged = options?.retries === undefined ? { ...options, ...fromKy } : options;
+    // ky 2's `totalTimeout` bounds the whole call: it is the core's deadline too, so that no wait outlasts it.
+    const total = typeof parent.totalTimeout === 'number' ? parent.totalTimeout : undefined;
+    const deadline = total === undefined ? merged?.deadline : Math.min(merged?.deadline ?? total, total);
+    const policy = createBackoff(deadline === undefined ? merged : { ...merged, deadline });
+    const shared = { policy, marker, deadline: total, throws: parent.throwHttpErrors ?? true };
+    const retry = kyRetryOptions(policy.options.retries, marker === undefined);
+    const parentFetch = parent.fetch as FetchFunction | undefined;
+    // The one link from ky's per-call objects to their call: ky's per-call copy of `retry` (every hook's options
+    // hold it), and each request a hook of ours saw about to go out (kyBackoff's fetch gets it).
+    const calls = new WeakMap<object, KyCall>();
+    const callOf = (o?: HookOptions) => (isObject(o?.retry) ? calls.get(o.retry) : undefined);
+    const begin = (call: KyCall, request: unknown) => {
+      if (isObject(request)) calls.set(request, call);
+      call.begin(request);
+    };
 
     const fetch: FetchFunction = (input, init) => {
-      let call = sending;
-      sending = undefined;
-      if (isObject(input) && Object.hasOwn(input, SENT)) {
-        const sent = input as SentRequest;
-        call = sent[SENT];
-        // Once: the request goes out now, and does not keep its call alive after that.
-        sent[SENT] = undefined;
-      }
-      let rest = init;
-      if (rest !== undefined && 'backoff' in rest) {
-        // ky passes options it does not know on to `fetch`: this one is kyBackoff's.
-        const { backoff: _, ...others } = rest;
-        rest = others;
-      }
-      call?.beginAttempt(input);
-      const response = parentFetch ? parentFetch(input, rest) : globalThis.fetch(input as Request, rest);
-      return call === undefined ? response : response.then((fetched) => call.fetched(fetched, input));
+      // ky passes the options it does not know on to `fetch`: `backoff` is kyBackoff's.
+      const { backoff: _, ...rest } = init ?? {};
+      const response = (parentFetch ?? globalThis.fetch)(input as Request, init && rest);
+      const call = isObject(input) ? calls.get(input) : undefined;
+      return call === undefined ? response : response.then((fetched) => call.fetched(fetched));
     };
 
-    // Two parameters, not `...args`: no array per call. ky 2 passes one state object, ky 1 three arguments.
-    const beforeRequest = mark((first: unknown, second?: unknown) => {
-      const ky2 = second === undefined;
-      const { request, options: hookOptions } = requestHookView(first, second);
-      const perCall = hookOptions.retry;
-      if (!isObject(perCall)) return;
-      let call = callOf(hookOptions);
+    // ky 2: once per call; ky 1: before every attempt.
+    const beforeRequest = (...args: unknown[]) => {
+      const { request, options = {} } = view(args);
+      if (!isObject(options.retry)) return;
+      let call = calls.get(options.retry);
       if (call === undefined) {
-        // ky's per-call copy of `retry` holds the retries asked for: the instance's, or a number or `{ limit }`
-        // given per request or by `.extend()`, each meaning exactly that many retries.
-        const requested = perCall.limit;
-        const own =
-          typeof requested === 'number' && requested !== instanceRetries
-            ? policy.extend({ retries: requested })
-            : policy;
-        call = new KyCall({
-          policy: own,
-          override: hookOptions.backoff,
-          request,
-          body: hookOptions.body,
-          ky2,
-          // Only ky 1 shows hooks `throwHttpErrors`; ky 2's own option is covered by the instance's hook.
-          decidesFailures: hookOptions.throwHttpErrors === false && !(decidesResponses && retryMarker),
-        });
-        // A per-request `retry: 0` (a number) replaces the instance's object with ky's defaults: the limit is
-        // taken, the rest is kyBackoff's again. A per-request object is merged over it: fields of its own throw.
-        if (perCall.shouldRetry === undefined) Object.assign(perCall, retry);
-        else replacedPerRequest(perCall, retry);
-        withMethod(perCall, request.method);
-        const bound = call;
-        const shouldRetry: BoundShouldRetry = ({ error }) => bound.shouldRetry(error);
-        shouldRetry[CALL] = bound;
-        perCall.shouldRetry = shouldRetry;
-        perCall.delay = () => bound.takeDelay();
-        perCall.limit = bound.limit;
+        call = new KyCall(shared, request, options, args.length === 1);
+        bindRetry(options.retry as typeof retry, retry, request.method, call);
+        calls.set(options.retry, call);
       }
-      call.request = request;
-      if (!ky2) call.beginAttempt(request);
-      (request as SentRequest)[SENT] = call;
-    });
-
-    // Only on a retry (also one you force): ky 2 sends a request no hook sees next, so the call names itself.
-    const beforeRetry = mark((state: { options?: HookOptions; request?: unknown; error?: unknown }) => {
-      const perCall = state.options?.retry;
-      const call = callOf(state.options);
-      // A retry forced with `ky.retry()` is counted, and refused past `retries` (the hook then throws).
-      const forced = call?.forced(state.error);
-      if (forced !== undefined) {
-        return forced.then(() => {
-          call?.beginAttempt(state.request);
-          announce(call, perCall);
-        });
-      }
-      // A new attempt, also where a request's own `fetch` replaced kyBackoff's for this call (ky 2).
-      call?.beginAttempt(state.request);
-      announce(call, perCall);
-      return undefined;
-    });
-
-    const afterResponse = mark(async (...args: unknown[]) => {
-      const { options: hookOptions, response } = responseHookView(args);
-      return callOf(hookOptions)?.afterResponse(response, retryMarker);
-    });
-
-    const beforeError = mark((...args: unknown[]) => {
-      const { error, options: hookOptions } = errorHookView(args);
-      const pending = callOf(hookOptions)?.beforeError(error);
-      return pending === undefined ? error : pending.then(() => error);
-    });
-
-    return {
-      retry,
-      fetch,
-      hooks: {
-        beforeRequest: [beforeRequest],
-        beforeRetry: [beforeRetry],
-        ...(decidesResponses ? { afterResponse: [afterResponse] } : {}),
-        beforeError: [beforeError],
-      },
+      begin(call, request);
     };
+    // Before every retry, also one forced with `ky.retry()`: ky 2 shows no other hook the request it sends next.
+    const beforeRetry = ({ options, request, error }: View) => {
+      const call = callOf(options);
+      const forced = call?.forced(error);
+      if (call !== undefined) return forced ? forced.then(() => begin(call, request)) : begin(call, request);
+    };
+    const afterResponse = (...args: unknown[]) => {
+      const { options, response } = view(args);
+      return callOf(options)?.afterResponse(response);
+    };
+    // ky 2: once, for the final error; ky 1: for each HTTPError.
+    const beforeError = (...args: unknown[]) => {
+      const { error, options } = view(args, 'error');
+      const pending = callOf(options)?.beforeError(error);
+      return pending === undefined ? error : pending.then(() => error);
+    };
+
+    const hooks = { beforeRequest, beforeRetry, afterResponse, beforeError };
+    const marked = Object.entries(hooks).map(([name, hook]) => [name, [mark(hook)]]);
+    return { retry, fetch, hooks: Object.fromEntries(marked) };
   });
 }

@@ -241,6 +241,24 @@ describe.each(CLIENTS.map((client) => [client.name, client] as const))(
       expect(hard.hits).toHaveLength(2);
     });
 
+    if (client.major === 1) {
+      it('ky 1: a per-request `throwHttpErrors: false` still retries a failed status, and resolves with the last response', async () => {
+        const route = server.script('/soft', [503, 503, 200]);
+        const response = await wrap(client.ky)(`${API}/soft`, { throwHttpErrors: false });
+        expect(response.status).toBe(200);
+        expect(route.hits).toHaveLength(3);
+        expect(getBackoffResult(response)).toMatchObject({ attempts: 3, reason: 'success' });
+        const down = server.script('/down', [503]);
+        const last = await wrap(client.ky)(`${API}/down`, {
+          throwHttpErrors: false,
+          backoff: { retries: 1 },
+        });
+        expect(last.status).toBe(503);
+        expect(down.hits).toHaveLength(2);
+        expect(getBackoffResult(last)).toMatchObject({ attempts: 2, reason: 'retries-exhausted' });
+      });
+    }
+
     it(`${client.major === 2 ? '`prefix`' : '`prefixUrl`'}: the resolved URL is what the core sees and reports`, async () => {
       const route = server.script('/v1/items', [503, 200]);
       const events: RetryEvent[] = [];

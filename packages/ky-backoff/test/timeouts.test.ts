@@ -6,6 +6,26 @@ import { CLIENTS, KY_1_13, type LooseKy } from './support/clients.ts';
 import { kyErrorKind } from './support/driver.ts';
 import { SocketServer } from './support/socket-server.ts';
 
+/** The core's waits on the global timers (faked in the test), with the ones still pending. */
+function trackedTimers() {
+  const pending = new Set<unknown>();
+  const timers = {
+    setTimeout: (callback: () => void, ms: number) => {
+      const handle = setTimeout(() => {
+        pending.delete(handle);
+        callback();
+      }, ms);
+      pending.add(handle);
+      return handle;
+    },
+    clearTimeout: (handle: unknown) => {
+      pending.delete(handle);
+      clearTimeout(handle as ReturnType<typeof setTimeout>);
+    },
+  };
+  return { timers, pending };
+}
+
 // ky's own timers (its per-attempt `timeout`, its `totalTimeout`, its own wait after a timeout) are fake here and
 // moved by hand; the core's waits run on the VirtualClock. Nothing waits for real time.
 describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as const))(
@@ -76,7 +96,7 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
       expect(getBackoffResult(error)?.reason).toBe('method-not-idempotent');
     });
 
-    it('item 9: an abort during the wait that follows a timeout rejects at once (the `signal` option, and a Request’s own signal)', async () => {
+    it('an abort during the wait that follows a timeout rejects at once (the `signal` option, and a Request’s own signal)', async () => {
       for (const asRequest of [false, true]) {
         const { api, clock, server } = await setup(['hang', 200]);
         // The core's waits do not end by themselves here: only an abort that is heard ends the wait.
@@ -104,7 +124,7 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
       }
     });
 
-    it('item 10: a network error on the attempt after a timeout is a network error, and is retried', async () => {
+    it('a network error on the attempt after a timeout is a network error, and is retried', async () => {
       const { api, clock, server } = await setup(['hang', 'reset', 200]);
       const { pending } = await timeOut(server, () => api(`${server.url}/slow`));
       await vi.advanceTimersByTimeAsync(500);
@@ -119,6 +139,64 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
     });
 
     if (client.major === 2) {
+      /** An afterResponse hook that says when the client has the response: only then is fake time moved. */
+      const answered = () => {
+        let heard: () => void = () => {};
+        const promise = new Promise<void>((resolve) => {
+          heard = resolve;
+        });
+        return { promise, hooks: { afterResponse: [() => void heard()] } };
+      };
+
+      it('`totalTimeout` bounds kyBackoff’s wait: a Retry-After longer than what is left ends the call in time, no timer left', async () => {
+        server = await SocketServer.start([{ status: 503, headers: { 'retry-after': '3' } }]);
+        // ky's timers and the core's waits share one fake clock here (the global timers and `Date.now`).
+        vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance', 'Date'] });
+        const { timers, pending: waits } = trackedTimers();
+        const response = answered();
+        const instance = client.ky.create({ totalTimeout: 1000, hooks: response.hooks });
+        const api = kyBackoff(instance, { random: () => 0.5, timers }) as LooseKy;
+        let settled = false;
+        const pending = api(`${server.url}/down`).catch((error: unknown) => error);
+        void pending.finally(() => {
+          settled = true;
+        });
+        await response.promise;
+        await vi.advanceTimersByTimeAsync(1000);
+        expect(settled).toBe(true);
+        const error = await pending;
+        expect(kyErrorKind(client, error)).toBe('http');
+        expect(server.hits).toHaveLength(1);
+        expect(waits.size).toBe(0);
+        expect(getBackoffResult(error)).toMatchObject({ attempts: 1, reason: 'deadline' });
+      });
+
+      if (client.name === 'ky 2.1.0') {
+        it('a per-request `totalTimeout` (not shown to hooks) ends kyBackoff’s wait on ky 2.1, no timer left', async () => {
+          server = await SocketServer.start([{ status: 503, headers: { 'retry-after': '3' } }]);
+          vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance', 'Date'] });
+          const { timers, pending: waits } = trackedTimers();
+          let started: () => void = () => {};
+          const waiting = new Promise<void>((resolve) => {
+            started = resolve;
+          });
+          const api = kyBackoff(client.ky, {
+            random: () => 0.5,
+            timers,
+            onRetry: () => started(),
+          }) as LooseKy;
+          const pending = api(`${server.url}/down`, { totalTimeout: 1000 }).catch((error: unknown) => error);
+          await waiting;
+          expect(waits.size).toBe(1);
+          await vi.advanceTimersByTimeAsync(1000);
+          const error = await pending;
+          expect(kyErrorKind(client, error)).toBe('timeout');
+          expect(server.hits).toHaveLength(1);
+          expect(waits.size).toBe(0);
+          expect(getBackoffResult(error)).toMatchObject({ attempts: 1, reason: 'aborted' });
+        });
+      }
+
       it('`deadline` shorter than `totalTimeout` wins', async () => {
         const { api, clock, server } = await setup([503], { deadline: 600 }, { totalTimeout: 60_000 });
         const error = await api(`${server.url}/down`).catch((error: unknown) => error);
@@ -133,11 +211,8 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
         expect(kyErrorKind(client, error)).toBe('timeout');
         expect(server.hits).toHaveLength(1);
         expect(clock.waits).toEqual([]);
-        // ky 2.1 ends the call without asking; ky 2.0 still asks `shouldRetry` first (the core's answer then stands).
-        expect(getBackoffResult(error)).toMatchObject({
-          attempts: 1,
-          reason: client.name === 'ky 2.0.0' ? 'timeout' : 'deadline',
-        });
+        // ky 2.1 ends the call without asking; ky 2.0 still asks, and the core (whose deadline it is too) stops.
+        expect(getBackoffResult(error)).toMatchObject({ attempts: 1, reason: 'deadline' });
       });
     }
   },

@@ -5,8 +5,8 @@ import { CLIENTS, KY_1_13 } from './support/clients.ts';
 import { kyErrorKind } from './support/driver.ts';
 import { virtualBackoff } from './support/virtual-backoff.ts';
 
-// Issue 13: kyBackoff rides ky's own retry loop, and what ky does that is not retry policy stays as ky does it.
-// Each test is named for the numbered item it proves; each runs on every ky line where the feature exists.
+// kyBackoff rides ky's own retry loop, and what ky does that is not retry policy stays as ky does it.
+// Each test is named for what it proves, and runs on every ky line where the feature exists.
 
 const responseOf = (args: unknown[]) =>
   (args.length === 1 ? (args[0] as { response: Response }).response : args[2]) as Response;
@@ -17,7 +17,7 @@ class TaggedResponse extends Response {
 }
 
 describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as const))(
-  'issue 13, transparent to ky: %s',
+  'transparent to ky: %s',
   (_name, client) => {
     const server = new ScriptedApi();
     beforeAll(() => server.listen());
@@ -34,7 +34,7 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
     const virtual = virtualBackoff();
     const { wrap } = virtual;
 
-    it('item 1: the caller gets the Response that fetch returned (its subclass and own properties stay), carrying the result', async () => {
+    it('the caller gets the Response that fetch returned (its subclass and own properties stay), carrying the result', async () => {
       server.script('/items', [503, 200]);
       const custom = async (input: Request) => {
         const response = await fetch(input);
@@ -50,7 +50,7 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
       expect(getBackoffResult(response)).toMatchObject({ attempts: 2, reason: 'success' });
     });
 
-    it('item 2: a Response made by a beforeRequest or beforeRetry hook is not sent, and is thrown as ky throws it', async () => {
+    it('a Response made by a beforeRequest or beforeRetry hook is not sent, and is thrown as ky throws it', async () => {
       const route = server.script('/synthetic', [200]);
       const synthetic = () => new Response('made by a hook', { status: 503 });
       const api = wrap(client.ky);
@@ -72,7 +72,7 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
       }
     });
 
-    it("item 3: a retried status is ky's HTTPError: beforeRetry gets it with its response (and ky 2's data, through parseJson)", async () => {
+    it("a retried status is ky's HTTPError: beforeRetry gets it with its response (and ky 2's data, through parseJson)", async () => {
       server.script('/items', [
         { status: 503, body: '{"busy":true}', headers: { 'content-type': 'application/json' } },
         200,
@@ -98,7 +98,7 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
       }
     });
 
-    it('item 4: afterResponse hooks given per request see every attempt, failed ones too', async () => {
+    it('afterResponse hooks given per request see every attempt, failed ones too', async () => {
       server.script('/items', [503, 200]);
       const statuses: number[] = [];
       const api = wrap(client.ky);
@@ -107,7 +107,7 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
       expect(statuses).toEqual([503, 200]);
     });
 
-    it('item 5: a response that a later afterResponse hook turns into a retryable status is retried', async () => {
+    it('a response that a later afterResponse hook turns into a retryable status is retried', async () => {
       const route = server.script('/items', [200]);
       let turned = false;
       const flaky = (...args: unknown[]) => {
@@ -138,7 +138,7 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
       },
     );
 
-    it('item 7: stringifyJson gets the caller’s own `json` object (kyBackoff adds no init hook)', async () => {
+    it('stringifyJson gets the caller’s own `json` object (kyBackoff adds no init hook)', async () => {
       server.script('/orders', [200]);
       const body = { item: 42 };
       const received: unknown[] = [];
@@ -155,7 +155,7 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
       expect(received[0]).toBe(body);
     });
 
-    it("item 8: ky's `retry` option: 0 sends once, a number or { limit } is `retries`, a replaced field throws naming it", async () => {
+    it("ky's `retry` option: 0 sends once, a number or { limit } is `retries`, a replaced field throws naming it", async () => {
       const once = server.script('/once', [503, 200]);
       const error = await wrap(client.ky.create({ retry: 0 }))(`${API}/once`).catch((e: unknown) => e);
       expect(kyErrorKind(client, error)).toBe('http');
@@ -193,7 +193,7 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
     });
 
     itWithMarker(
-      'item 11: after a forced ky.retry(), the next network error is decided and retried; attempts match the server',
+      'after a forced ky.retry(), the next network error is decided and retried; attempts match the server',
       async () => {
         const route = server.script('/job', [
           { status: 200, body: 'pending' },

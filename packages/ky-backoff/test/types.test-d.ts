@@ -20,13 +20,25 @@ describe('kyBackoff', () => {
     expectTypeOf(kyBackoff(ky1)).toEqualTypeOf<typeof ky1>();
     expectTypeOf(kyBackoff(ky.create({ timeout: 1 }), { retries: 1 })).toEqualTypeOf<KyInstance>();
     expectTypeOf(kyBackoff(ky.extend({ prefix: 'https://example.test' }))).toEqualTypeOf<KyInstance>();
-    expectTypeOf<KyBackoffOptions>().toEqualTypeOf<BackoffOptions>();
+    expectTypeOf<KyBackoffOptions>().toEqualTypeOf<BackoffOptions<Response, Error>>();
   });
 
   it('takes the shared options, a shared budget and onRetry', () => {
     const budget = new RetryBudget({ reserve: 50, ratio: 0.1 });
     kyBackoff(ky, { budget, deadline: 20_000, idempotencyKey: 'auto' });
-    kyBackoff(ky, { onRetry: (event) => expectTypeOf(event).toEqualTypeOf<RetryEvent>() });
+    kyBackoff(ky, { onRetry: (event) => expectTypeOf(event).toEqualTypeOf<RetryEvent<Error>>() });
+  });
+
+  it("shouldRetry and delay read fetch's Response and ky's errors without a cast", () => {
+    kyBackoff(ky, {
+      shouldRetry: async ({ response, error }) => {
+        expectTypeOf(response).toEqualTypeOf<Response | undefined>();
+        expectTypeOf(error).toEqualTypeOf<Error | undefined>();
+        const body = (await response?.clone().json()) as { code?: string } | undefined;
+        return body?.code === 'busy' || error?.name === 'TimeoutError';
+      },
+      delay: ({ response, computed }) => (response?.status === 503 ? 2_000 : computed),
+    });
   });
 
   it('rejects what is not a ky instance, and bad options, at compile time', () => {
@@ -45,7 +57,7 @@ describe('per-request `backoff` (module augmentation of ky)', () => {
   it('types `backoff` in ky’s options: requests, create, extend', () => {
     const api = kyBackoff(ky);
     expectTypeOf<Options['backoff']>().toEqualTypeOf<KyBackoffRequestOptions['backoff']>();
-    expectTypeOf<KyBackoffRequestOptions['backoff']>().toEqualTypeOf<BackoffOptions | false | undefined>();
+    expectTypeOf<KyBackoffRequestOptions['backoff']>().toEqualTypeOf<KyBackoffOptions | false | undefined>();
     api.get('https://example.test', { backoff: { retries: 1, jitter: 'none' } });
     api.post('https://example.test', { backoff: false, json: {} });
     api.extend({ backoff: { maxDelay: 5_000 } });

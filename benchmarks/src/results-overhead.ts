@@ -163,8 +163,8 @@ export function speedVerdicts(report: BenchReport): string[] {
 }
 
 /**
- * Measure 4's targets, retained bytes per request parked in a retry wait. Stated to 0.1 kB, as the run they were
- * set from read (axios-backoff 4,354 B is 4.3 kB), so a run is compared at that precision.
+ * Measure 4's targets, retained bytes per request parked in a retry wait. They are stated to 0.1 kB and a run is
+ * compared at that precision: 4,354 B reads as 4.3 kB and meets a 4.3 kB target.
  */
 export const MEMORY_TARGETS: Readonly<Record<string, number>> = {
   'axios-backoff': 4300,

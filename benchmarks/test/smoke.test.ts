@@ -3,8 +3,15 @@ import sizeLimitChecks from '../.size-limit.ts';
 import { AMPLIFICATION_VARIANTS, FAILURE_RATES } from '../src/amplification.js';
 import type { Variant } from '../src/clients.js';
 import { MEMORY_SUBJECTS } from '../src/memory.js';
-import { OVERHEAD_VARIANTS, runOverhead } from '../src/overhead.js';
+import {
+  OVERHEAD_VARIANTS,
+  type OverheadResult,
+  type OverheadRow,
+  overheadVerdict,
+  runOverhead,
+} from '../src/overhead.js';
 import { renderResults } from '../src/results.js';
+import { memoryVerdicts } from '../src/results-overhead.js';
 import { SIZE_ENTRIES } from '../src/size-entries.js';
 import { spread } from '../src/stats.js';
 import { type BenchReport, QUICK, runSuite } from '../src/suite.js';
@@ -164,5 +171,53 @@ describe('the overhead measure with each client in processes of its own (isolate
 describe('spread', () => {
   it('gives the median, quartiles and extremes of the rounds', () => {
     expect(spread([4, 1, 3, 2])).toEqual({ median: 2.5, q1: 1.75, q3: 3.25, min: 1, max: 4, n: 4 });
+  });
+});
+
+describe('the targets', () => {
+  const judge = (server: 'in-process' | 'loopback', id: string, added: number, ratio: number) =>
+    overheadVerdict(
+      { server } as OverheadResult,
+      {
+        variant: { id, name: id },
+        addedUs: spread([added]),
+        ratio: spread([ratio]),
+      } as unknown as OverheadRow,
+    );
+
+  it('holds axios-backoff and withBackoff to +3 µs in-process, and sets them no loopback target', () => {
+    for (const id of ['axios-backoff', 'with-backoff']) {
+      expect(judge('in-process', id, 3, 1.1)).toBe('met');
+      expect(judge('in-process', id, 3.1, 1.1)).toBe('missed');
+      expect(judge('loopback', id, 30, 1.2)).toBeUndefined();
+    }
+  });
+
+  it('holds ky-backoff to 1.5x ky in-process and 1.10x on the loopback', () => {
+    expect(judge('in-process', 'ky-backoff', 25, 1.5)).toBe('met');
+    expect(judge('in-process', 'ky-backoff', 25, 1.51)).toBe('missed');
+    expect(judge('loopback', 'ky-backoff', 40, 1.1)).toBe('met');
+    expect(judge('loopback', 'ky-backoff', 40, 1.11)).toBe('missed');
+  });
+
+  it('compares bytes per parked retry at the 0.1 kB its target is stated to', () => {
+    const parked = (bytes: number) =>
+      memoryVerdicts({
+        memory: {
+          rows: [
+            {
+              subject: {
+                variant: { id: 'axios-backoff', name: 'axios + axios-backoff' },
+                parked: 'in retry wait',
+              },
+              bytesPerRequest: bytes,
+            },
+          ],
+        },
+      } as unknown as BenchReport);
+    expect(parked(4354)).toEqual([
+      '- **Memory per request parked in a retry wait: axios + axios-backoff 4,354 B (target ≤ 4.3 kB met).**',
+    ]);
+    expect(parked(4400)[0]).toContain('4,400 B (target ≤ 4.3 kB missed)');
   });
 });

@@ -104,7 +104,7 @@ async function measureCell(
 }
 
 /**
- * Measure 3: N sequential requests per library against an in-process server that answers 503 at the given rate
+ * Measure 2: N sequential requests per library against an in-process server that answers 503 at the given rate
  * (seeded, the same attempts fail for everyone), with every wait made instant by the same virtual clock.
  */
 export async function runAmplification(options: AmplificationOptions = {}): Promise<AmplificationResult> {

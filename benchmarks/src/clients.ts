@@ -304,8 +304,8 @@ function noopHooks(): NonNullable<KyOptions['hooks']> {
 }
 
 /**
- * Floor of ky-backoff's design: what it registers with ky, each part doing nothing (a pass-through `fetch`, a
- * `retry` object of its shape, and no-op `beforeRequest`, `beforeRetry` and `beforeError` hooks).
+ * What ky-backoff registers with ky, each part doing nothing (a pass-through `fetch`, a `retry` object of its
+ * shape, and no-op `beforeRequest`, `beforeRetry` and `beforeError` hooks).
  */
 export const kyDesignFloor: Variant = {
   id: 'ky-floor-design',
@@ -333,7 +333,7 @@ export const kyDesignFloor: Variant = {
 };
 
 /**
- * Floor for the memory measure: ky's own retry with ky-backoff's three hooks registered, doing nothing. What ky
+ * For the memory measure: ky's own retry with ky-backoff's three hooks registered, doing nothing. What ky
  * itself keeps per call once an instance has hooks (it merges them into every call's options).
  */
 export const kyHooksRetryFloor: Variant = {
@@ -350,7 +350,7 @@ export const kyHooksRetryFloor: Variant = {
     ),
 };
 
-/** A second, identical bare client: its ratio to the first shows how much of a difference is noise. */
+/** The A/A control: a second, identical bare client. */
 export function control(variant: Variant): Variant {
   return { ...variant, id: `${variant.id}-control`, name: `${variant.name} (A/A control)` };
 }
@@ -405,11 +405,7 @@ function stepsPerUs(): number {
 /** The CPU work of the calibration control, in µs per request. */
 export const CALIBRATION_US = 3;
 
-/**
- * The calibration control: the bare client plus a known `us` µs of CPU work per request (a spin measured
- * against `process.cpuUsage()` once). What the harness
- * reports for it (against the bare client of the same rounds) shows how well it resolves a cost of that size.
- */
+/** The calibration control: the bare client plus `us` µs of CPU work per request (a spin timed once). */
 export function calibration(variant: Variant, us = CALIBRATION_US): Variant {
   return {
     ...variant,

@@ -36,7 +36,7 @@ export const MEMORY_SUBJECTS: readonly Subject[] = [
   { variant: kyDefaults, parked: 'in flight' },
   { variant: kyWithBackoff, parked: 'in retry wait' },
   { variant: { ...kyDefaults, id: 'ky-wait', name: 'ky (built-in retry)' }, parked: 'in retry wait' },
-  // The floor of kyBackoff's design: what ky itself keeps per call once an instance has hooks.
+  // What ky itself keeps per call once an instance has hooks (kyBackoff's three, doing nothing).
   { variant: kyHooksRetryFloor, parked: 'in retry wait' },
   { variant: fetchBare, parked: 'in flight' },
   { variant: fetchWithBackoff, parked: 'in retry wait' },
@@ -129,7 +129,7 @@ async function parkOnce(subject: Subject, requests: number): Promise<number> {
 }
 
 /**
- * Measure 5: retained heap per in-flight request with a pending retry. N requests are parked at once through
+ * Measure 4: retained heap per in-flight request with a pending retry. N requests are parked at once through
  * one client (the virtual clock holds every retry timer), the heap is measured after a full GC before and
  * after, and the difference is divided by N.
  */

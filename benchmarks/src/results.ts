@@ -1,16 +1,9 @@
 import { amplificationTable } from './amplification.js';
-import { type DecisionResult, decisionTable } from './decision.js';
 import { memoryTable } from './memory.js';
-import { KY_TARGETS, type OverheadResult, type OverheadRow } from './overhead.js';
-import { memoryVerdicts, overheadSection, overheadVerdicts } from './results-overhead.js';
+import { memoryVerdicts, overheadSection, speedVerdicts } from './results-overhead.js';
 import { moduleTable, type SizeResult, sizeTable } from './size.js';
 import type { BenchReport } from './suite.js';
-import { fixed, ratio } from './table.js';
-
-const row = (result: OverheadResult | undefined, id: string): OverheadRow | undefined =>
-  result?.rows.find((candidate) => candidate.variant.id === id);
-
-const us = (n: number | undefined) => (n === undefined ? '?' : `${fixed(n, 1)} µs`);
+import { fixed } from './table.js';
 
 /** Where the size goes, per core module: what each holds (read from the sources) and how it could shrink. */
 const SIZE_IDEAS: Readonly<Record<string, string>> = {
@@ -46,7 +39,7 @@ function sizeSection(size: SizeResult): string {
         `- \`${m.module}\` — ${fixed(m.bytes)} B min (${Math.round((m.bytes / coreTotal) * 100)}% of the core): ${SIZE_IDEAS[m.module]}`,
     );
   return [
-    '## 4. Size',
+    '## 3. Size',
     '',
     `esbuild ${size.esbuildVersion}: bundle, minify, tree-shake, ES module for browsers (es2022), workspace packages ` +
       'from their TypeScript sources (the `@backoff/source` condition), the client (axios / ky) external; ' +
@@ -67,88 +60,6 @@ function sizeSection(size: SizeResult): string {
     '',
     ...ideas,
   ].join('\n');
-}
-
-function sizeVerdicts(size: SizeResult | undefined): string[] {
-  if (size === undefined) return [];
-  const core = size.rows.find((r) => r.entry.name === 'backoff-core');
-  return size.rows.flatMap(({ entry, gzipBytes }) => {
-    if (entry.target === undefined) return [];
-    const met = gzipBytes <= entry.target;
-    // The adapter's own code alone (core external), where the bundle has one.
-    const aloneName = entry.name.replace('(with backoff-core)', 'alone (core external)');
-    const alone = aloneName === entry.name ? undefined : size.rows.find((r) => r.entry.name === aloneName);
-    return [
-      `- **${entry.name}: ${fixed(gzipBytes)} B min+gzip: target ≤ ${fixed(entry.target)} B ${met ? 'met' : 'missed'}.**` +
-        (met || alone === undefined
-          ? ''
-          : ` The whole core is ${fixed(core?.gzipBytes ?? 0)} B and the adapter's own code alone (core external) ` +
-            `${fixed(alone.gzipBytes)} B; see measure 4 for where the bytes are and what could go.`),
-    ];
-  });
-}
-
-function decisionNotes(d: DecisionResult): string[] {
-  const ns = (prefix: string) => d.rows.find((r) => r.name.startsWith(prefix))?.ns.median;
-  const none8 = ns('no timing header (plain object, 8 headers)');
-  const with8 = ns('next(503, 8 typical headers)');
-  const success = ns('next(200)');
-  if (none8 === undefined || with8 === undefined || success === undefined) return [];
-  return [
-    `- The success verdict costs ${fixed(success, 0)} ns. A failed response costs more, and most of it is ` +
-      `\`parseRetryAfter\`: with no timing header it looks up every header it knows, and on a plain object ` +
-      `each missing name scans all keys case-insensitively (8 headers: ${fixed(none8, 0)} ns; the whole ` +
-      `\`next(503)\` with them: ${fixed(with8, 0)} ns). Lower-casing the keys once per call would make that a ` +
-      'handful of lookups. Either way it is microseconds against a network round trip.',
-    '',
-  ];
-}
-
-/** ky-backoff against ky with its default retry, in-process, on the loopback, and per parked retry. */
-function kyVerdicts(report: BenchReport): string[] {
-  const verdict = (value: number | undefined, target: number) =>
-    value === undefined
-      ? 'not measured'
-      : `${ratio(value)} (target ≤ ${target}x ${value <= target ? 'met' : 'missed'})`;
-  const inside = row(report.overheadInProcess, 'ky-backoff');
-  const onLoop = row(report.overhead, 'ky-backoff');
-  const memory = report.memory?.rows;
-  const parked = (id: string) =>
-    memory?.find((r) => r.subject.variant.id === id && r.subject.parked === 'in retry wait')?.bytesPerRequest;
-  const own = parked('ky-backoff');
-  const kys = parked('ky-wait');
-  const memoryRatio = own === undefined || kys === undefined ? undefined : own / kys;
-  return [
-    '- **ky + ky-backoff against ky with its default retry (limit 2), side by side in this run:** ' +
-      `in-process ${verdict(inside?.ratio.median, KY_TARGETS.inProcess)}, ` +
-      `${inside === undefined ? '' : `+${us(inside.addedUs.median)} per request; `}` +
-      `loopback ${verdict(onLoop?.ratio.median, KY_TARGETS.loopback)}; ` +
-      `memory per parked retry ${own === undefined ? '?' : fixed(own)} B against ky’s ${kys === undefined ? '?' : fixed(kys)} B: ` +
-      `${verdict(memoryRatio, KY_TARGETS.memory)}.`,
-    ...kyFloorLine(report, kys),
-  ];
-}
-
-/**
- * The floors behind ky-backoff's targets: ky itself with what kyBackoff registers, each part doing nothing. Any
- * hook makes ky 2 merge the instance's hooks into every call's options; a target below these rows cannot be met
- * by kyBackoff's own code.
- */
-function kyFloorLine(report: BenchReport, kys: number | undefined): string[] {
-  const inside = (id: string) => row(report.overheadInProcess, id)?.ratio.median;
-  const floorWait = report.memory?.rows.find(
-    (r) => r.subject.variant.id === 'ky-floor-hooks-wait' && r.subject.parked === 'in retry wait',
-  )?.bytesPerRequest;
-  const shown = (value: number | undefined) => (value === undefined ? '?' : ratio(value));
-  if (inside('ky-floor-design') === undefined && floorWait === undefined) return [];
-  return [
-    `- Floors of that design (ky with what kyBackoff registers, doing nothing), in-process: pass-through \`fetch\` ` +
-      `${shown(inside('ky-floor-fetch'))}, + \`retry.shouldRetry\` ${shown(inside('ky-floor-should-retry'))}, ` +
-      `an empty \`hooks: {}\` ${shown(inside('ky-floor-empty-hooks'))}, one no-op \`beforeRequest\` ` +
-      `${shown(inside('ky-floor-before-request'))}, all of kyBackoff’s parts ${shown(inside('ky-floor-design'))}; ` +
-      `memory per parked retry with kyBackoff’s hooks on ky’s own retry: ` +
-      `${floorWait === undefined || kys === undefined ? '?' : `${fixed(floorWait)} B, ${ratio(floorWait / kys)}`}.`,
-  ];
 }
 
 /** RESULTS.md: the machine, the targets, then one section per measure. */
@@ -174,34 +85,16 @@ export function renderResults(report: BenchReport): string {
     '',
     '## Targets',
     '',
-    ...kyVerdicts(report),
-    ...overheadVerdicts(report),
+    ...speedVerdicts(report),
     ...memoryVerdicts(report),
-    ...sizeVerdicts(report.size),
     '',
   ];
   const overhead = overheadSection(report);
   if (overhead) out.push(overhead, '');
-  if (report.decision) {
-    const d = report.decision;
-    out.push(
-      '## 2. Decision cost',
-      '',
-      `ns per call, hand-rolled with \`process.hrtime.bigint()\`: ${fixed(d.warmup)} untimed calls of each case first ` +
-        `(JIT warm-up), then ${d.rounds} rounds of ${fixed(d.calls)} calls, each paired with a round of the same loop ` +
-        'without the call; the median of (case − empty loop) is reported. `next()` rows are timed on fresh ' +
-        'RetryStates built outside the timing (default options, a budget that never runs dry). ' +
-        '`parseRetryAfter` runs with a fixed `now`.',
-      '',
-      decisionTable(d),
-      '',
-      ...decisionNotes(d),
-    );
-  }
   if (report.amplification) {
     const a = report.amplification;
     out.push(
-      '## 3. Amplification',
+      '## 2. Amplification',
       '',
       `${fixed(a.requests)} GETs per library and failure rate, one at a time, against an in-process server that ` +
         `answers 503 to each attempt with the given probability (seed ${a.seed}; the draw depends only on the ` +
@@ -228,7 +121,7 @@ export function renderResults(report: BenchReport): string {
   if (report.memory) {
     const m = report.memory;
     out.push(
-      '## 5. Memory',
+      '## 4. Memory',
       '',
       `Retained heap per request, ${fixed(m.requests)} requests parked at once through one client (median of ` +
         `${m.rounds} rounds): \`heapUsed\` after two full GCs, before and after parking, divided by N. A retrying ` +

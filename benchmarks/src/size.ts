@@ -91,7 +91,7 @@ export interface SizeOptions {
   readonly sizeLimit?: boolean;
 }
 
-/** Measure 4: min and min+gzip bytes of each package's bundle (esbuild, ESM, minified, the client external). */
+/** Measure 3: min and min+gzip bytes of each package's bundle (esbuild, ESM, minified, the client external). */
 export async function runSize(options: SizeOptions = {}): Promise<SizeResult> {
   const started = performance.now();
   const measured = await Promise.all(SIZE_ENTRIES.map(measure));
@@ -110,21 +110,17 @@ export async function runSize(options: SizeOptions = {}): Promise<SizeResult> {
 }
 
 export function sizeTable(result: SizeResult): string {
-  const rows = result.rows.map((row) => {
-    const { target } = row.entry;
-    return [
-      row.entry.name,
-      fixed(row.minBytes),
-      fixed(row.gzipBytes),
-      row.sizeLimitBytes === undefined ? '' : fixed(row.sizeLimitBytes),
-      row.entry.budget === undefined ? '' : fixed(row.entry.budget),
-      target === undefined ? '' : `${fixed(target)} (${row.gzipBytes <= target ? 'met' : 'missed'})`,
-    ];
-  });
+  const rows = result.rows.map((row) => [
+    row.entry.name,
+    fixed(row.minBytes),
+    fixed(row.gzipBytes),
+    row.sizeLimitBytes === undefined ? '' : fixed(row.sizeLimitBytes),
+    row.entry.budget === undefined ? '' : fixed(row.entry.budget),
+  ]);
   return markdownTable(
-    ['bundle', 'min bytes', 'min+gzip bytes', 'size-limit count', 'size-limit budget', 'target'],
+    ['bundle', 'min bytes', 'min+gzip bytes', 'size-limit count', 'size-limit budget'],
     rows,
-    ['l', 'r', 'r', 'r', 'r', 'l'],
+    ['l', 'r', 'r', 'r', 'r'],
   );
 }
 

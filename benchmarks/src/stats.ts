@@ -41,8 +41,3 @@ export function spread(values: readonly number[]): Spread {
     n: s.length,
   };
 }
-
-export function mean(values: readonly number[]): number {
-  if (values.length === 0) throw new RangeError('Expected at least one value.');
-  return values.reduce((sum, v) => sum + v, 0) / values.length;
-}

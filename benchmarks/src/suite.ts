@@ -1,32 +1,18 @@
 import { loadavg } from 'node:os';
 import { type AmplificationOptions, type AmplificationResult, runAmplification } from './amplification.js';
-import { type DecisionOptions, type DecisionResult, runDecision } from './decision.js';
 import { describeMachine, type Machine } from './machine.js';
 import { type MemoryOptions, type MemoryResult, runMemory } from './memory.js';
 import { type OverheadOptions, type OverheadResult, runOverhead } from './overhead.js';
-import { type OwnWorkOptions, type OwnWorkResult, runOwnWork } from './own-work.js';
 import { type Pinning, pinClient } from './pinning.js';
-import { type ProfileOptions, type ProfileResult, runProfile } from './profile.js';
 import { runSize, type SizeOptions, type SizeResult } from './size.js';
 
-export const MEASURES = [
-  'overhead',
-  'profile',
-  'own-work',
-  'decision',
-  'amplification',
-  'size',
-  'memory',
-] as const;
+export const MEASURES = ['overhead', 'amplification', 'size', 'memory'] as const;
 export type MeasureId = (typeof MEASURES)[number];
 
 /** The sizes of every measure in one run. */
 export interface SuiteSizes {
   readonly overhead: OverheadOptions;
   readonly overheadInProcess: OverheadOptions;
-  readonly profile: ProfileOptions;
-  readonly decision: DecisionOptions;
-  readonly ownWork: OwnWorkOptions;
   readonly amplification: AmplificationOptions;
   readonly size: SizeOptions;
   readonly memory: MemoryOptions;
@@ -47,9 +33,6 @@ export const FULL: SuiteSizes = {
     isolate: true,
     processes: 4,
   },
-  profile: { requests: 20_000, warmup: 5000 },
-  decision: { rounds: 25, calls: 5000, warmup: 100_000 },
-  ownWork: { rounds: 15, calls: 100_000, warmup: 200_000 },
   amplification: { requests: 10_000, seed: 7 },
   size: { sizeLimit: true },
   memory: { requests: 2000, rounds: 3 },
@@ -60,9 +43,6 @@ export const FULL: SuiteSizes = {
 export const QUICK: SuiteSizes = {
   overhead: { rounds: 2, requests: 20, concurrency: 2, warmup: 10 },
   overheadInProcess: { server: 'in-process', rounds: 2, requests: 20, concurrency: 2, warmup: 10 },
-  profile: { requests: 200, warmup: 20 },
-  decision: { rounds: 3, calls: 200, warmup: 1000 },
-  ownWork: { rounds: 2, calls: 200, warmup: 200 },
   amplification: { requests: 60, seed: 7 },
   size: { sizeLimit: false },
   memory: { requests: 20, rounds: 1 },
@@ -75,11 +55,8 @@ export interface BenchReport {
   readonly command: string;
   readonly overhead?: OverheadResult;
   readonly overheadInProcess?: OverheadResult;
-  readonly profile?: ProfileResult;
   /** Whether the overhead measures ran with client and server pinned to cores of their own. */
   readonly pinning?: Pinning;
-  readonly decision?: DecisionResult;
-  readonly ownWork?: OwnWorkResult;
   readonly amplification?: AmplificationResult;
   readonly size?: SizeResult;
   readonly memory?: MemoryResult;
@@ -88,8 +65,8 @@ export interface BenchReport {
 }
 
 /**
- * Runs the chosen measures in a fixed order: the pure micro-benchmark first (before the clients' code has made
- * the process's JIT state busy), the socket-heavy overhead measure last.
+ * Runs the chosen measures in a fixed order: the overhead measure last, pinned where the machine allows (its
+ * clients run in processes of their own).
  */
 export async function runSuite(
   sizes: SuiteSizes,
@@ -107,28 +84,21 @@ export async function runSuite(
     onProgress(`${label}: ${((performance.now() - begin) / 1000).toFixed(1)} s`);
     return result;
   };
-  const decision = await step('decision', '2. decision cost', () => runDecision(sizes.decision));
-  const ownWork = await step('own-work', '1d. axios-backoff’s own functions, alone', () =>
-    runOwnWork(sizes.ownWork),
-  );
-  const size = await step('size', '4. size', () => runSize(sizes.size));
-  const amplification = await step('amplification', '3. amplification', () =>
+  const size = await step('size', '3. size', () => runSize(sizes.size));
+  const amplification = await step('amplification', '2. amplification', () =>
     runAmplification(sizes.amplification),
   );
-  const memory = await step('memory', '5. memory', () => runMemory(sizes.memory));
+  const memory = await step('memory', '4. memory', () => runMemory(sizes.memory));
   // The CPU-time measures run pinned (where the machine allows): the clients on one core, the server on another.
-  const timed = only.includes('overhead') || only.includes('profile');
-  const pin = timed && sizes.pin ? pinClient() : undefined;
+  const pin = only.includes('overhead') && sizes.pin ? pinClient() : undefined;
   if (pin) onProgress(pin.pinning.note);
   let overheadInProcess: OverheadResult | undefined;
-  let profile: ProfileResult | undefined;
   let overhead: OverheadResult | undefined;
   try {
     overheadInProcess = await step('overhead', '1. overhead, in-process', () =>
       runOverhead(sizes.overheadInProcess),
     );
-    profile = await step('profile', '1b. profile, in-process', () => runProfile(sizes.profile));
-    overhead = await step('overhead', '1c. overhead, loopback', () =>
+    overhead = await step('overhead', '1. overhead, loopback', () =>
       runOverhead({ ...sizes.overhead, pinServer: pin?.pinServer }),
     );
   } finally {
@@ -141,10 +111,7 @@ export async function runSuite(
     seconds: (performance.now() - started) / 1000,
     ...(overhead && { overhead }),
     ...(overheadInProcess && { overheadInProcess }),
-    ...(profile && { profile }),
     ...(pin && { pinning: pin.pinning }),
-    ...(decision && { decision }),
-    ...(ownWork && { ownWork }),
     ...(amplification && { amplification }),
     ...(size && { size }),
     ...(memory && { memory }),

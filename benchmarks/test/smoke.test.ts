@@ -3,9 +3,15 @@ import sizeLimitChecks from '../.size-limit.ts';
 import { AMPLIFICATION_VARIANTS, FAILURE_RATES } from '../src/amplification.js';
 import type { Variant } from '../src/clients.js';
 import { MEMORY_SUBJECTS } from '../src/memory.js';
-import { OVERHEAD_VARIANTS, runOverhead } from '../src/overhead.js';
-import { PROFILE_VARIANTS } from '../src/profile.js';
+import {
+  OVERHEAD_VARIANTS,
+  type OverheadResult,
+  type OverheadRow,
+  overheadVerdict,
+  runOverhead,
+} from '../src/overhead.js';
 import { renderResults } from '../src/results.js';
+import { memoryVerdicts } from '../src/results-overhead.js';
 import { SIZE_ENTRIES } from '../src/size-entries.js';
 import { spread } from '../src/stats.js';
 import { type BenchReport, QUICK, runSuite } from '../src/suite.js';
@@ -47,28 +53,6 @@ describe('the bench at a tiny size', () => {
     // The smoke test runs unpinned (pinning its process would slow the tests beside it).
     expect(report.pinning).toBeUndefined();
     expect(report.overhead?.serverPinned).toBe(false);
-  });
-
-  it('profiles each client: self time per owner, and the backoff packages’ own functions', () => {
-    const rows = report.profile?.rows ?? [];
-    expect(rows.map((row) => row.variant.id)).toEqual(PROFILE_VARIANTS.map((variant) => variant.id));
-    for (const row of rows) {
-      expect(row.totalUs).toBeGreaterThanOrEqual(0);
-      for (const frame of row.frames) expect(frame.owner).toBe('backoff');
-    }
-  });
-
-  it('times axios-backoff’s own functions alone, against the mock adapter called directly', () => {
-    expect(report.ownWork?.rounds).toBe(QUICK.ownWork.rounds);
-    expect(report.ownWork?.addedUs.n).toBe(QUICK.ownWork.rounds);
-    expect(report.ownWork?.bareUs.median).toBeGreaterThan(0);
-  });
-
-  it('times each decision and parseRetryAfter case in ns', () => {
-    const rows = report.decision?.rows ?? [];
-    expect(rows.length).toBeGreaterThanOrEqual(10);
-    expect(new Set(rows.map((row) => row.group))).toEqual(new Set(['decision', 'parseRetryAfter']));
-    for (const row of rows) expect(Number.isFinite(row.ns.median)).toBe(true);
   });
 
   it('counts attempts on the server side, with every wait instant and no timer left behind', () => {
@@ -129,36 +113,28 @@ describe('the bench at a tiny size', () => {
       '## Targets',
       '## 1. Success-path overhead',
       '**What this run resolves.**',
-      '### Where the time goes: profile self-time (in-process)',
       '### On the loopback',
-      '## 2. Decision cost',
-      '## 3. Amplification',
-      '## 4. Size',
-      '## 5. Memory',
+      '## 2. Amplification',
+      '## 3. Size',
+      '## 4. Memory',
     ]) {
       expect(markdown).toContain(heading);
     }
+    // The speed and memory targets, one line each; the size budgets are ceilings that `pnpm size` enforces.
     expect(markdown).toMatch(
-      /axios-backoff: [+-][\d.]+ µs per successful request over bare axios, in-process/,
-    );
-    expect(markdown).toMatch(/the 3 µs of calibration work read as [+-][\d.]+ µs/);
-    // Measure 1d: axios-backoff's own functions, timed without axios around them.
-    expect(markdown).toMatch(/Of that, axios-backoff’s own functions take [+-][\d.]+ µs \(IQR /);
-    expect(markdown).toContain('### axios-backoff’s own functions, alone (1d)');
-    expect(markdown).toMatch(/axios-backoff: [\d,]+ B per request parked in a retry wait/);
-    expect(markdown).not.toContain('its in-process cost');
-    // The size targets, one line each.
-    expect(markdown).toMatch(
-      /axios-backoff \(with backoff-core\): [\d,]+ B min\+gzip: target ≤ 4,000 B (met|missed)/,
+      /axios \+ axios-backoff: [+-][\d.]+ µs per successful request over bare axios, in-process \(IQR [^)]*\): target ≤ \+3 µs (met|missed)/,
     );
     expect(markdown).toMatch(
-      /ky-backoff \(with backoff-core\): [\d,]+ B min\+gzip: target ≤ 4,000 B (met|missed)/,
+      /fetch \+ withBackoff: [+-][\d.]+ µs per successful request over bare fetch, in-process \(IQR [^)]*\): target ≤ \+3 µs (met|missed)/,
     );
     expect(markdown).toMatch(
-      /withBackoff \(backoff-core\): [\d,]+ B min\+gzip: target ≤ 3,500 B (met|missed)\.\*\*/,
+      /ky-backoff against ky with its default retry \(limit 2\): in-process [\d.]+x \(target ≤ 1\.5x (met|missed)\)[^;]*; loopback [\d.]+x \(target ≤ 1\.1x (met|missed)\)/,
     );
-    // withBackoff is the core itself: no adapter's own code to name.
-    expect(markdown).not.toMatch(/withBackoff \(backoff-core\)[^\n]*own code alone/);
+    expect(markdown).toMatch(/the 3 µs calibration read as [+-][\d.]+ µs/);
+    expect(markdown).toMatch(
+      /axios \+ axios-backoff [\d,]+ B \(target ≤ 4\.3 kB (met|missed)\); fetch \+ withBackoff [\d,]+ B \(target ≤ 2\.3 kB (met|missed)\); ky \+ ky-backoff [\d,]+ B \(target ≤ 12\.7 kB (met|missed)\)/,
+    );
+    expect(markdown).not.toMatch(/min\+gzip: target/);
   });
 });
 
@@ -195,5 +171,53 @@ describe('the overhead measure with each client in processes of its own (isolate
 describe('spread', () => {
   it('gives the median, quartiles and extremes of the rounds', () => {
     expect(spread([4, 1, 3, 2])).toEqual({ median: 2.5, q1: 1.75, q3: 3.25, min: 1, max: 4, n: 4 });
+  });
+});
+
+describe('the targets', () => {
+  const judge = (server: 'in-process' | 'loopback', id: string, added: number, ratio: number) =>
+    overheadVerdict(
+      { server } as OverheadResult,
+      {
+        variant: { id, name: id },
+        addedUs: spread([added]),
+        ratio: spread([ratio]),
+      } as unknown as OverheadRow,
+    );
+
+  it('holds axios-backoff and withBackoff to +3 µs in-process, and sets them no loopback target', () => {
+    for (const id of ['axios-backoff', 'with-backoff']) {
+      expect(judge('in-process', id, 3, 1.1)).toBe('met');
+      expect(judge('in-process', id, 3.1, 1.1)).toBe('missed');
+      expect(judge('loopback', id, 30, 1.2)).toBeUndefined();
+    }
+  });
+
+  it('holds ky-backoff to 1.5x ky in-process and 1.10x on the loopback', () => {
+    expect(judge('in-process', 'ky-backoff', 25, 1.5)).toBe('met');
+    expect(judge('in-process', 'ky-backoff', 25, 1.51)).toBe('missed');
+    expect(judge('loopback', 'ky-backoff', 40, 1.1)).toBe('met');
+    expect(judge('loopback', 'ky-backoff', 40, 1.11)).toBe('missed');
+  });
+
+  it('compares bytes per parked retry at the 0.1 kB its target is stated to', () => {
+    const parked = (bytes: number) =>
+      memoryVerdicts({
+        memory: {
+          rows: [
+            {
+              subject: {
+                variant: { id: 'axios-backoff', name: 'axios + axios-backoff' },
+                parked: 'in retry wait',
+              },
+              bytesPerRequest: bytes,
+            },
+          ],
+        },
+      } as unknown as BenchReport);
+    expect(parked(4354)).toEqual([
+      '- **Memory per request parked in a retry wait: axios + axios-backoff 4,354 B (target ≤ 4.3 kB met).**',
+    ]);
+    expect(parked(4400)[0]).toContain('4,400 B (target ≤ 4.3 kB missed)');
   });
 });

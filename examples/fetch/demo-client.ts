@@ -1,3 +1,4 @@
+// What `pnpm demo` (examples/demo) runs for this example, on the kit's scenarios; the example itself is src/main.ts.
 import type { ExampleClient } from '@backoff/example-kit';
 import { errorText } from '@backoff/example-kit';
 import { type BackoffOptions, getBackoffResult, withBackoff } from 'backoff-core';

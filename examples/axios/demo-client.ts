@@ -1,3 +1,4 @@
+// What `pnpm demo` (examples/demo) runs for this example, on the kit's scenarios; the example itself is src/main.ts.
 import { type ExampleClient, errorText } from '@backoff/example-kit';
 import axios from 'axios';
 import { type AxiosBackoffOptions, axiosBackoff } from 'axios-backoff';

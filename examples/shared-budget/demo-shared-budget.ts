@@ -1,3 +1,4 @@
+// What `pnpm demo` (examples/demo) runs for this example, on the kit's scenarios; the example itself is src/main.ts.
 import { axiosClient } from '@backoff/example-axios';
 import { fetchClient } from '@backoff/example-fetch';
 import type { ExampleContext, FlakyServer } from '@backoff/example-kit';

@@ -1,3 +1,4 @@
+// What `pnpm demo` (examples/demo) runs for this example, on the kit's scenarios; the example itself is src/main.ts.
 import { type ExampleClient, errorText } from '@backoff/example-kit';
 import { getBackoffResult } from 'backoff-core';
 import ky, { isHTTPError } from 'ky';

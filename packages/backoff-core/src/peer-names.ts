@@ -16,6 +16,7 @@ const PEER_NAMES: Readonly<Record<string, string>> = {
   statusCodesToRetry: "retry-axios's name: use `statusCodes` (a list of statuses)",
   backoffType: "retry-axios's name: use `jitter` and `factor`, or `delay` for a linear or fixed wait",
   onRetryAttempt: "retry-axios's name: use `onRetry`",
+  onError: "retry-axios's name: use `onRetry`, called before each wait",
   maxRetryDelay: "retry-axios's name: use `maxDelay`",
   checkRetryAfter: "retry-axios's name: Retry-After is always read, and `maxRetryAfter` caps it",
   limit: "ky's and got's name: use `retries`",

@@ -164,6 +164,10 @@ describe('options are validated at createBackoff, naming the option', () => {
       "Unknown backoff option `retryDelay`: axios-retry's and retry-axios's name: use `delay` (a function) or `baseDelay` (ms).",
     ],
     ['httpMethodsToRetry', "Unknown backoff option `httpMethodsToRetry`: retry-axios's name: use `methods`."],
+    [
+      'onError',
+      "Unknown backoff option `onError`: retry-axios's name: use `onRetry`, called before each wait.",
+    ],
     ['limit', "Unknown backoff option `limit`: ky's and got's name: use `retries`."],
     ['backoffLimit', "Unknown backoff option `backoffLimit`: ky's and got's name: use `maxDelay`."],
     ['minTimeout', "Unknown backoff option `minTimeout`: p-retry's name: use `baseDelay`."],

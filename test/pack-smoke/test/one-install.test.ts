@@ -1,6 +1,7 @@
 // One install is enough: a fresh pnpm project (strict layout: only what it lists is importable) with nothing but an
 // adapter and its client runs the adapter README's quick start, pointed at a flaky server on 127.0.0.1. Everything
-// the quick start needs comes from the adapter itself; backoff-core arrives as the adapter's own dependency.
+// the quick start needs comes from the adapter itself; backoff-core arrives as the adapter's own dependency. The
+// same project runs the "after" block of MIGRATING.md's axios-retry section, as a user would paste it.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Packed, pack } from '../src/pack.ts';
+import { parseReadme } from '../src/readme-code.ts';
 import {
   describeRun,
   needsBuild,
@@ -15,6 +17,7 @@ import {
   PUBLISHED,
   type PublishedName,
   packageDir,
+  ROOT,
   run,
 } from '../src/repo.ts';
 
@@ -47,8 +50,8 @@ console.log(JSON.stringify({ data, status: response.status, attempts: getBackoff
 `,
 };
 
-/** 127.0.0.1 only: every path answers 503 twice, then 200. */
-function startServer(): Promise<{ server: Server; base: string }> {
+/** 127.0.0.1 only: every path answers 503 twice, then 200; `hits` counts the requests per path. */
+function startServer(): Promise<{ server: Server; base: string; hits: Map<string, number> }> {
   const hits = new Map<string, number>();
   const server = createServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
@@ -60,9 +63,29 @@ function startServer(): Promise<{ server: Server; base: string }> {
   });
   return new Promise((resolve) => {
     server.listen(0, '127.0.0.1', () => {
-      resolve({ server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+      resolve({ server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, hits });
     });
   });
+}
+
+async function stopServer(server: Server): Promise<void> {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+}
+
+const GUIDE = 'packages/axios-backoff/MIGRATING.md';
+const AFTER_MARKER = '<!-- migrating:axios-retry-after -->';
+/** The URL the guide's blocks call; the test points it at the local server. */
+const EXAMPLE_URL = 'https://api.example.com';
+
+/** The ```ts block right after the marker in MIGRATING.md: the axios-retry section's "after" code, unchanged. */
+function guideAfterBlock(): string {
+  const text = readFileSync(join(ROOT, GUIDE), 'utf8');
+  const markerLine = text.split(/\r?\n/).findIndex((line) => line.trim() === AFTER_MARKER) + 1;
+  expect(markerLine, `${AFTER_MARKER} in ${GUIDE}`).toBeGreaterThan(0);
+  const block = parseReadme(GUIDE, text).blocks.find((candidate) => candidate.line === markerLine + 1);
+  expect(block?.lang, `a \`\`\`ts block right after ${AFTER_MARKER}`).toBe('ts');
+  return block?.code ?? '';
 }
 
 let work = '';
@@ -82,39 +105,49 @@ afterAll(() => {
   if (work !== '') rmSync(work, { recursive: true, force: true });
 });
 
+/** A fresh pnpm project with only `adapter` (packed) and its client, installed once and shared by the tests. */
+const projects = new Map<Adapter, string>();
+async function freshProject(adapter: Adapter): Promise<string> {
+  const made = projects.get(adapter);
+  if (made !== undefined) return made;
+  const dir = join(work, adapter);
+  mkdirSync(dir);
+  const client = CLIENT[adapter];
+  // The client at exactly the version the adapter's own tests run.
+  const clientVersion = JSON.parse(readFileSync(join(packageDir(adapter), 'package.json'), 'utf8'))
+    .devDependencies[client];
+  const manifest = {
+    name: `one-install-${adapter}`,
+    private: true,
+    type: 'module',
+    dependencies: { [adapter]: `file:${packed[adapter].tarball}`, [client]: clientVersion },
+  };
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  // The core the adapter depends on is the one packed with it, not a registry version.
+  writeFileSync(
+    join(dir, 'pnpm-workspace.yaml'),
+    `overrides:\n  backoff-core: "file:${packed['backoff-core'].tarball}"\n`,
+  );
+  const install = await run(
+    'pnpm',
+    ['install', '--ignore-scripts', '--prefer-offline', '--reporter=silent'],
+    {
+      cwd: dir,
+      timeout: 120_000,
+      env: npmEnv(),
+    },
+  );
+  expect(install.code, describeRun('pnpm install', install)).toBe(0);
+  projects.set(adapter, dir);
+  return dir;
+}
+
 describe.each(['axios-backoff', 'ky-backoff'] as const)(
   'a fresh pnpm project with only %s and its client',
   (adapter) => {
     it('runs the README quick start against a flaky server, importing nothing but the adapter', async () => {
-      const dir = join(work, adapter);
-      mkdirSync(dir);
-      const client = CLIENT[adapter];
-      // The client at exactly the version the adapter's own tests run.
-      const clientVersion = JSON.parse(readFileSync(join(packageDir(adapter), 'package.json'), 'utf8'))
-        .devDependencies[client];
-      const manifest = {
-        name: `one-install-${adapter}`,
-        private: true,
-        type: 'module',
-        dependencies: { [adapter]: `file:${packed[adapter].tarball}`, [client]: clientVersion },
-      };
-      writeFileSync(join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-      // The core the adapter depends on is the one packed with it, not a registry version.
-      writeFileSync(
-        join(dir, 'pnpm-workspace.yaml'),
-        `overrides:\n  backoff-core: "file:${packed['backoff-core'].tarball}"\n`,
-      );
+      const dir = await freshProject(adapter);
       writeFileSync(join(dir, 'main.mjs'), QUICK_START[adapter]);
-      const install = await run(
-        'pnpm',
-        ['install', '--ignore-scripts', '--prefer-offline', '--reporter=silent'],
-        {
-          cwd: dir,
-          timeout: 120_000,
-          env: npmEnv(),
-        },
-      );
-      expect(install.code, describeRun('pnpm install', install)).toBe(0);
 
       // Strict layout: the core is not importable from the project, only through the adapter.
       const core = await run('node', ['--input-type=module', '-e', "await import('backoff-core')"], {
@@ -130,9 +163,30 @@ describe.each(['axios-backoff', 'ky-backoff'] as const)(
         const output = JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '');
         expect(output).toMatchObject({ data: { ok: true }, status: 200, attempts: 3 });
       } finally {
-        server.closeAllConnections();
-        await new Promise((resolve) => server.close(resolve));
+        await stopServer(server);
       }
     }, 150_000);
   },
 );
+
+describe('a fresh pnpm project with only axios-backoff and axios, moving over from axios-retry', () => {
+  it('runs MIGRATING.md\'s axios-retry "after" block as written: the server sees a 503, a 503, then the retry that succeeds', async () => {
+    const code = guideAfterBlock();
+    // Only the base URL changes, so the block must name it exactly once (else it would call the internet).
+    expect(code.split(EXAMPLE_URL).length - 1, `${EXAMPLE_URL} in the block`).toBe(1);
+    const dir = await freshProject('axios-backoff');
+    const { server, base, hits } = await startServer();
+    try {
+      // As a user would paste it into an ES module: it must run as JavaScript, with no types to strip.
+      writeFileSync(join(dir, 'guide-after.mjs'), `${code.replace(EXAMPLE_URL, base)}\n`);
+      const result = await run('node', ['guide-after.mjs'], { cwd: dir, timeout: 30_000 });
+      expect(result.code, describeRun('node guide-after.mjs', result)).toBe(0);
+      expect(Object.fromEntries(hits)).toEqual({ '/items': 3 });
+      // Its onRetry logged both retries.
+      expect(result.stderr).toMatch(/retry 1 of .*\/items in \d+ ms: 503/);
+      expect(result.stderr).toMatch(/retry 2 of .*\/items in \d+ ms: 503/);
+    } finally {
+      await stopServer(server);
+    }
+  }, 150_000);
+});

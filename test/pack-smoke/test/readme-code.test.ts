@@ -22,6 +22,7 @@ const READMES = [
   'README.md',
   'packages/backoff-core/README.md',
   'packages/axios-backoff/README.md',
+  'packages/axios-backoff/MIGRATING.md',
   'packages/ky-backoff/README.md',
 ];
 const TSC = join(dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin/tsc');

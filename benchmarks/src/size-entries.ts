@@ -21,35 +21,35 @@ export const SIZE_ENTRIES: readonly SizeEntry[] = [
     name: 'axios-backoff (with backoff-core)',
     path: 'src/size/axios-backoff-only.ts',
     external: ['axios'],
-    budget: 9020,
+    budget: 10_430,
   },
   {
     name: 'ky-backoff (with backoff-core)',
     path: 'src/size/ky-backoff-only.ts',
     external: ['ky'],
-    budget: 9780,
+    budget: 11_080,
   },
   {
     name: 'axios-backoff + CircuitBreaker + BackoffMetrics',
     path: 'src/size/axios-backoff-resilience.ts',
     external: ['axios'],
-    budget: 12_130,
+    budget: 14_350,
   },
   {
     name: 'ky-backoff + CircuitBreaker + BackoffMetrics',
     path: 'src/size/ky-backoff-resilience.ts',
     external: ['ky'],
-    budget: 12_890,
+    budget: 14_940,
   },
   // What a user who calls only `withBackoff(fetch)` ships.
   {
     name: 'withBackoff (backoff-core)',
     path: 'src/size/with-backoff-only.ts',
     external: [],
-    budget: 7530,
+    budget: 9080,
   },
   // The whole package, CircuitBreaker and BackoffMetrics included.
-  { name: 'backoff-core', path: '../packages/backoff-core/src/index.ts', external: [], budget: 11_090 },
+  { name: 'backoff-core', path: '../packages/backoff-core/src/index.ts', external: [], budget: 13_070 },
   // The adapters' own code alone: what they would weigh on top of a core the page already has.
   {
     name: 'axios-backoff alone (core external)',

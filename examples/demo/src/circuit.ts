@@ -2,7 +2,12 @@ import { axiosClient } from '@backoff/example-axios';
 import { fetchClient } from '@backoff/example-fetch';
 import { duration, type ExampleContext, type FlakyServer } from '@backoff/example-kit';
 import { kyClient } from '@backoff/example-ky';
-import { BackoffMetrics, type BackoffMetricsSnapshot, CircuitBreaker, type CircuitStateChange } from 'backoff-core';
+import {
+  BackoffMetrics,
+  type BackoffMetricsSnapshot,
+  CircuitBreaker,
+  type CircuitStateChange,
+} from 'backoff-core';
 import { sleep } from 'backoff-core/adapter';
 
 /** One call of the circuit-breaker part: who sent it, what the caller got, and whether it reached the server. */

@@ -1,4 +1,11 @@
-import { BackoffMetrics, type BackoffMetricsSnapshot, CircuitBreaker, type CircuitStateChange, createBackoff, type TimerProvider } from 'backoff-core';
+import {
+  BackoffMetrics,
+  type BackoffMetricsSnapshot,
+  CircuitBreaker,
+  type CircuitStateChange,
+  createBackoff,
+  type TimerProvider,
+} from 'backoff-core';
 import type { Outcome, RetryState } from 'backoff-core/adapter';
 import { EventQueue } from './event-queue.js';
 import { Network, OK, response } from './request.js';

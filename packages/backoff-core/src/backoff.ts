@@ -3,7 +3,7 @@ import { type RequestDescription, RetryState } from './decision.js';
 import type { HeadersLike } from './headers.js';
 import type { BackoffOptions, ResolvedOptions } from './options.js';
 import { resolveBudget, resolveOptions } from './validate.js';
-import { watched } from './watch.js';
+import type { WatchedState } from './watch.js';
 
 /** A retry policy: validated options plus the budget its requests share. */
 export interface Backoff {
@@ -31,10 +31,11 @@ export type Stamp = (name: string, key: string) => HeadersLike | undefined | nul
 function make(options: ResolvedOptions, budget: RetryBudget | undefined): Backoff {
   // The policy's watchers, in order: the breaker first (it may refuse a call), then the metrics (they count it).
   // Only a policy that has one carries the watched call class.
+  const owner = options.circuitBreaker ?? options.metrics;
   const watchers = [options.circuitBreaker?.watcher(options), options.metrics?.watcher(options)].filter(
     (watcher) => watcher !== undefined,
   );
-  const State = watchers.length === 0 ? RetryState : watched(watchers);
+  const State = owner === undefined ? RetryState : (owner.compose(watchers) as WatchedState);
   const policy: Backoff = {
     options,
     budget,

@@ -1,6 +1,7 @@
 import { type Check, checked, fail, fn, MAX_TIMER_DELAY, range } from './check.js';
 import { attachResult } from './result.js';
 import { show } from './show.js';
+import { watched } from './watch.js';
 import type { CallWatcher, CircuitBreakerLike, WatcherOptions } from './watcher.js';
 
 /** The state of one origin's circuit. */
@@ -170,6 +171,7 @@ const CHECKS: Readonly<Record<keyof CircuitBreakerOptions, Check | null>> = {
  * comes from the policy's `now`, so it runs on an injected clock in tests.
  */
 export class CircuitBreaker implements CircuitBreakerLike {
+  readonly compose = watched;
   readonly #ratio: number | false;
   readonly #minimum: number;
   readonly #window: number;

@@ -1,4 +1,5 @@
 import { describeValue } from './show.js';
+import { watched } from './watch.js';
 import type { CallWatcher, CircuitBreakerLike, MetricsLike, WatchedCall, WatcherOptions } from './watcher.js';
 
 /** The parts of an OpenTelemetry `Meter` (`@opentelemetry/api`) that `BackoffMetrics` uses: typed by shape. */
@@ -145,6 +146,7 @@ function errorType(reason: string, last: number | string | undefined): string | 
  * ends: its method, its server, how it ended).
  */
 export class BackoffMetrics implements MetricsLike {
+  readonly compose = watched;
   #calls = 0;
   #attempts = 0;
   #circuitRefusals = 0;

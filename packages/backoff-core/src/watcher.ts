@@ -46,6 +46,11 @@ export interface WatcherOptions {
 export interface Watchable {
   /** The watcher for the policy with `options` (called by `createBackoff`). */
   watcher(options: WatcherOptions): CallWatcher;
+  /**
+   * Makes the call class that reports to `watchers` (watch.ts's `watched`). Reached through the watchers, so that a
+   * bundle that never creates a breaker or metrics carries none of it.
+   */
+  readonly compose: (watchers: readonly CallWatcher[]) => unknown;
 }
 
 /** What the `circuitBreaker` option takes: a `CircuitBreaker`. */

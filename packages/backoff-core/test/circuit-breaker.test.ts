@@ -1,4 +1,12 @@
-import { CircuitBreaker, type CircuitBreakerOptions, CircuitOpenError, type CircuitStateChange, createBackoff, getBackoffResult, RetryBudget } from 'backoff-core';
+import {
+  CircuitBreaker,
+  type CircuitBreakerOptions,
+  CircuitOpenError,
+  type CircuitStateChange,
+  createBackoff,
+  getBackoffResult,
+  RetryBudget,
+} from 'backoff-core';
 import type { Outcome } from 'backoff-core/adapter';
 import { describe, expect, it } from 'vitest';
 
@@ -297,7 +305,7 @@ describe('CircuitBreaker: snapshot and restore', () => {
   });
 });
 
-describe('CircuitBreaker: options (R9)', () => {
+describe('CircuitBreaker: options', () => {
   it.each<[CircuitBreakerOptions, RegExp]>([
     [{ failureRatio: 0 }, /failureRatio/],
     [{ failureRatio: 1.5 }, /failureRatio/],

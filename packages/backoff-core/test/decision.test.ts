@@ -1,5 +1,12 @@
 import { VirtualClock } from '@backoff/test-utils';
-import { type BackoffOptions, createBackoff, type Jitter, RetryBudget, type RetryEvent, type ShouldRetryContext } from 'backoff-core';
+import {
+  type BackoffOptions,
+  createBackoff,
+  type Jitter,
+  RetryBudget,
+  type RetryEvent,
+  type ShouldRetryContext,
+} from 'backoff-core';
 import type { Decision, ErrorKind, Outcome, RequestDescription } from 'backoff-core/adapter';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';

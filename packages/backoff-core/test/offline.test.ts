@@ -1,5 +1,11 @@
 import { FakeNetwork, VirtualClock } from '@backoff/test-utils';
-import { type BackoffOptions, createBackoff, getBackoffResult, type RetryEvent, withBackoff } from 'backoff-core';
+import {
+  type BackoffOptions,
+  createBackoff,
+  getBackoffResult,
+  type RetryEvent,
+  withBackoff,
+} from 'backoff-core';
 import type { Outcome } from 'backoff-core/adapter';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { browserNetworkStatus } from '../src/network.ts';

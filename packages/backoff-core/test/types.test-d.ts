@@ -1,6 +1,27 @@
 // Type tests of the public API, checked by vitest's typechecker (tsc) and the package's `typecheck`: nothing here
 // runs. Each `@ts-expect-error` is an assertion that a misuse is a compile-time error.
-import { type Backoff, BackoffMetrics, type BackoffMetricsSnapshot, type BackoffOptions, type BackoffResult, CircuitBreaker, type CircuitBreakerSnapshot, CircuitOpenError, type CircuitState, createBackoff, type FetchWithBackoff, getBackoffResult, type Jitter, parseRetryAfter, RetryBudget, type RetryEvent, type RetryReason, type ShouldRetryContext, type StopReason, withBackoff } from 'backoff-core';
+import {
+  type Backoff,
+  BackoffMetrics,
+  type BackoffMetricsSnapshot,
+  type BackoffOptions,
+  type BackoffResult,
+  CircuitBreaker,
+  type CircuitBreakerSnapshot,
+  CircuitOpenError,
+  type CircuitState,
+  createBackoff,
+  type FetchWithBackoff,
+  getBackoffResult,
+  type Jitter,
+  parseRetryAfter,
+  RetryBudget,
+  type RetryEvent,
+  type RetryReason,
+  type ShouldRetryContext,
+  type StopReason,
+  withBackoff,
+} from 'backoff-core';
 import type { Decision, ErrorKind, Outcome, RetryState } from 'backoff-core/adapter';
 import { describe, expectTypeOf, it } from 'vitest';
 

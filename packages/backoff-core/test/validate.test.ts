@@ -1,4 +1,11 @@
-import { type BackoffOptions, createBackoff, DEFAULT_METHODS, DEFAULT_STATUS_CODES, RetryBudget, withBackoff } from 'backoff-core';
+import {
+  type BackoffOptions,
+  createBackoff,
+  DEFAULT_METHODS,
+  DEFAULT_STATUS_CODES,
+  RetryBudget,
+  withBackoff,
+} from 'backoff-core';
 import { DEFAULTS } from 'backoff-core/adapter';
 import { describe, expect, it } from 'vitest';
 import { defaultTimers } from '../src/sleep.ts';

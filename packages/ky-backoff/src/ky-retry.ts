@@ -1,5 +1,4 @@
 import type { BackoffOptions } from 'backoff-core';
-import type { KyCall } from './call.js';
 
 type Fields = Record<string, unknown>;
 const noDelay = () => 0;
@@ -47,10 +46,11 @@ export function withoutMergeArtefact(override: unknown): unknown {
   return rest;
 }
 
-// Binds ky's per-call copy of `retry` to a call: after a per-request number it holds ky's defaults (ours again);
-// a per-request object was merged over ours (its own fields throw). The call's method is added, as ky checks it
-// before it asks: the core's idempotency gate is the one that decides.
-export function bindRetry(perCall: Fields, ours: Fields, method: string, call: KyCall): void {
+// Binds ky's per-call copy of `retry` to a call (after a per-request number it holds ky's defaults: ours again). The
+// call's method is added, as ky checks it before it asks: the core's idempotency gate is the one that decides.
+type Asked = { shouldRetry(error: unknown): unknown; takeDelay(): number; readonly limit: number };
+
+export function bindRetry(perCall: Fields, ours: Fields, method: string, call: Asked): void {
   if (perCall.shouldRetry === undefined) Object.assign(perCall, ours);
   else foreignFields(perCall, ours);
   const { methods } = perCall;

@@ -13,6 +13,8 @@ export function cancellation(config: InternalAxiosRequestConfig): unknown {
 }
 
 const noRelease = (): void => {};
+// The request's own signal needs no bridge: nothing to release (one object for every such request).
+const NO_BRIDGE = { signal: undefined, release: noRelease };
 
 /**
  * One AbortSignal for the core's wait that fires when the request's `signal` or (deprecated) `cancelToken`
@@ -27,7 +29,7 @@ export function waitSignal(config: InternalAxiosRequestConfig): {
   const cancelToken = config.cancelToken as (typeof config.cancelToken & CancelTokenListeners) | undefined;
   const native = typeof AbortSignal !== 'undefined' && signal instanceof AbortSignal;
   if (cancelToken === undefined && (signal === undefined || native)) {
-    return { signal, release: noRelease };
+    return signal === undefined ? NO_BRIDGE : { signal, release: noRelease };
   }
   const controller = new AbortController();
   const abort = () => controller.abort();

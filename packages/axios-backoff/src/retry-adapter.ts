@@ -5,7 +5,13 @@ import axios, {
   type InternalAxiosRequestConfig,
 } from 'axios';
 import { type Backoff, type BackoffResult, getBackoffResult } from 'backoff-core';
-import { type RetryState, sendAttempts } from 'backoff-core/adapter';
+import {
+  type Attempts,
+  type Outcome,
+  type RetryState,
+  type Settled,
+  sendAttempts,
+} from 'backoff-core/adapter';
 import { type AdapterSetting, resolveAdapter } from './axios-compat.js';
 import { discardResponse, isReplayable } from './body.js';
 import { cancellation, waitSignal } from './cancel.js';
@@ -70,26 +76,29 @@ export function countCancelled(config: InternalAxiosRequestConfig, installation:
  * attempt sends the very same config: the same serialized body, the same headers (Content-Length included), the
  * same Idempotency-Key.
  */
-async function sendWithRetries(
+function sendWithRetries(
   config: InternalAxiosRequestConfig,
   setting: AdapterSetting,
   installation: Installation,
 ): Promise<AxiosResponse> {
-  // axios has already resolved the adapter it calls (this one): the config goes back to the caller's own
-  // setting, so `response.config.adapter` / `error.config.adapter` show what they set, and a re-sent config
-  // works as the first. A list is copied, as axios's config merge gives every request its own.
-  if (setting === undefined) delete config.adapter;
-  else config.adapter = Array.isArray(setting) ? [...setting] : setting;
-  // Resolved as dispatchRequest resolves it, so names ('http', 'fetch', lists) and custom adapters all work; a
-  // function is its own resolution.
-  const adapter =
-    typeof setting === 'function' ? setting : resolveAdapter(setting ?? axios.defaults.adapter, config);
-  const { backoff } = config;
-  if (!installation.active || backoff === false) return adapter(config);
-  if (backoff !== undefined && (typeof backoff !== 'object' || backoff === null)) rejectBadOverride(backoff);
-  const policy = backoff === undefined ? installation.policy : installation.policy.extend(backoff);
+  let adapter: AxiosAdapter;
   let call: RetryState;
+  // Not async itself (a request waiting to retry holds one frame, the loop's): the setup throws as a rejection.
   try {
+    // axios has already resolved the adapter it calls (this one): the config goes back to the caller's own
+    // setting, so `response.config.adapter` / `error.config.adapter` show what they set, and a re-sent config
+    // works as the first. A list is copied, as axios's config merge gives every request its own.
+    if (setting === undefined) delete config.adapter;
+    else config.adapter = Array.isArray(setting) ? [...setting] : setting;
+    // Resolved as dispatchRequest resolves it, so names ('http', 'fetch', lists) and custom adapters all work; a
+    // function is its own resolution.
+    adapter =
+      typeof setting === 'function' ? setting : resolveAdapter(setting ?? axios.defaults.adapter, config);
+    const { backoff } = config;
+    if (!installation.active || backoff === false) return adapter(config);
+    if (backoff !== undefined && (typeof backoff !== 'object' || backoff === null))
+      rejectBadOverride(backoff);
+    const policy = backoff === undefined ? installation.policy : installation.policy.extend(backoff);
     call = policy.start(
       {
         method: config.method,
@@ -101,29 +110,52 @@ async function sendWithRetries(
       (name, key) => config.headers.set(name, key),
     );
   } catch (error) {
-    throw circuitOpen(error, config);
+    return Promise.reject(circuitOpen(error, config));
   }
-  // The request's signal and cancel token as one AbortSignal for the core's waits, bridged only when needed.
-  let bridge: ReturnType<typeof waitSignal> | undefined;
-  return sendAttempts<AxiosResponse>(call, {
-    send: () => adapter(config),
-    outcome: (settled) => (settled.ok ? responseOutcome(settled.value) : errorOutcome(settled.error, config)),
-    signal: () => {
-      bridge ??= waitSignal(config);
-      return bridge.signal;
-    },
-    discard: (settled) =>
-      discardResponse(settled.ok ? settled.value : rejectedResponse(settled.error), config.responseType),
-    // Cancelled meanwhile, as axios rejects a request cancelled before it is sent; an open circuit (the retry was
-    // refused after its wait) as axios reports a failure; any other rejection (`shouldRetry` or `onRetry`
-    // failing) as it is.
-    interrupted: (reason) => cancellation(config) ?? circuitOpen(reason, config),
-    finish(settled, result) {
-      bridge?.release();
-      if (settled.ok) return withResult(settled.value, result);
-      throw withResult(settled.error, result);
-    },
-  });
+  return sendAttempts(call, new AxiosAttempts(adapter, config));
+}
+
+/** One request's attempts through axios's own adapter: what the core's attempt loop asks of axios-backoff. */
+class AxiosAttempts implements Attempts<AxiosResponse> {
+  readonly #adapter: AxiosAdapter;
+  readonly #config: InternalAxiosRequestConfig;
+  /** The request's signal and cancel token as one AbortSignal for the core's waits, bridged when first needed. */
+  #bridge: ReturnType<typeof waitSignal> | undefined;
+
+  constructor(adapter: AxiosAdapter, config: InternalAxiosRequestConfig) {
+    this.#adapter = adapter;
+    this.#config = config;
+  }
+
+  send(): Promise<AxiosResponse> {
+    return this.#adapter(this.#config);
+  }
+
+  outcome(settled: Settled<AxiosResponse>): Outcome {
+    return settled.ok ? responseOutcome(settled.value) : errorOutcome(settled.error, this.#config);
+  }
+
+  signal(): AbortSignal | undefined {
+    this.#bridge ??= waitSignal(this.#config);
+    return this.#bridge.signal;
+  }
+
+  discard(settled: Settled<AxiosResponse>): void {
+    const response = settled.ok ? settled.value : rejectedResponse(settled.error);
+    discardResponse(response, this.#config.responseType);
+  }
+
+  // Cancelled meanwhile, as axios rejects a request cancelled before it is sent; an open circuit (the retry was
+  // refused after its wait) as axios reports a failure; any other rejection (a callback failing) as it is.
+  interrupted(reason: unknown): unknown {
+    return cancellation(this.#config) ?? circuitOpen(reason, this.#config);
+  }
+
+  finish(settled: Settled<AxiosResponse>, result: BackoffResult): AxiosResponse {
+    this.#bridge?.release();
+    if (settled.ok) return withResult(settled.value, result);
+    throw withResult(settled.error, result);
+  }
 }
 
 /**

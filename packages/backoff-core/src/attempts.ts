@@ -34,44 +34,67 @@ export interface Attempts<T> {
 }
 
 /**
- * The attempt loop: send, ask the call, wait, send again, until the call stops. The loop holds nothing of a
- * failed attempt while it waits, and answers at once (no extra tick) when `shouldRetry` is not async.
+ * The attempt loop: send, ask the call, wait, send again, until the call stops. Written as a chain of promises
+ * rather than an async loop: a request waiting to retry then holds two small callbacks, no suspended frame, and
+ * nothing of its failed attempt. It answers at once (no extra tick) when `shouldRetry` is not async.
  */
-export async function sendAttempts<T>(call: RetryState, attempts: Attempts<T>): Promise<T> {
-  const interrupted = (reason: unknown): T => {
-    const error = attempts.interrupted ? attempts.interrupted(reason) : reason;
-    return attempts.finish({ ok: false, error }, call.result());
-  };
-  for (;;) {
-    let settled: Settled<T> | undefined;
-    // An attempt begun after the caller aborted sends nothing (the client rejects at once): it is no attempt.
-    const unsent = attempts.signal()?.aborted === true;
-    try {
-      settled = { ok: true, value: await attempts.send() };
-    } catch (error) {
-      if (unsent) {
-        call.abandon();
-        return attempts.finish({ ok: false, error }, call.result());
-      }
-      settled = { ok: false, error };
-    }
-    let decision: Decision | Promise<Decision>;
-    try {
-      decision = call.decide(attempts.outcome(settled), attempts.signal());
-      if (decision instanceof Promise) decision = await decision;
-    } catch (reason) {
-      // An abort during an async shouldRetry, or a shouldRetry, delay or watcher that threw.
-      attempts.discard?.(settled);
-      return interrupted(reason);
-    }
-    if (!decision.retry) return attempts.finish(settled, call.result());
-    attempts.discard?.(settled);
-    // Nothing of the failed attempt is held while the request waits.
-    settled = undefined;
-    try {
-      await call.wait(decision, attempts.signal());
-    } catch (reason) {
-      return interrupted(reason);
-    }
+export function sendAttempts<T>(call: RetryState, attempts: Attempts<T>): Promise<T> {
+  // An attempt begun after the caller aborted sends nothing (the client rejects at once): it is no attempt.
+  const unsent = attempts.signal()?.aborted === true;
+  let sent: Promise<T>;
+  try {
+    sent = attempts.send();
+  } catch (error) {
+    sent = Promise.reject(error);
   }
+  return sent.then(
+    (value) => decide(call, attempts, { ok: true, value }),
+    (error: unknown) => {
+      if (!unsent) return decide(call, attempts, { ok: false, error });
+      call.abandon();
+      return attempts.finish({ ok: false, error }, call.result());
+    },
+  );
+}
+
+/** Asks the call about an attempt (awaiting an async `shouldRetry` only when there is one). */
+function decide<T>(call: RetryState, attempts: Attempts<T>, settled: Settled<T>): T | Promise<T> {
+  let decision: Decision | Promise<Decision>;
+  try {
+    decision = call.decide(attempts.outcome(settled), attempts.signal());
+  } catch (reason) {
+    // A shouldRetry, delay or watcher that threw.
+    attempts.discard?.(settled);
+    return interrupted(call, attempts, reason);
+  }
+  if (!(decision instanceof Promise)) return next(call, attempts, settled, decision);
+  return decision.then(
+    (made) => next(call, attempts, settled, made),
+    (reason: unknown) => {
+      // An abort while an async shouldRetry ran, or its rejection.
+      attempts.discard?.(settled);
+      return interrupted(call, attempts, reason);
+    },
+  );
+}
+
+/** The caller's answer, or the wait and the next attempt. */
+function next<T>(
+  call: RetryState,
+  attempts: Attempts<T>,
+  settled: Settled<T>,
+  decision: Decision,
+): T | Promise<T> {
+  if (!decision.retry) return attempts.finish(settled, call.result());
+  attempts.discard?.(settled);
+  return call.wait(decision, attempts.signal()).then(
+    () => sendAttempts(call, attempts),
+    (reason: unknown) => interrupted(call, attempts, reason),
+  );
+}
+
+/** The call ended on `reason` rather than on an attempt's own outcome: the caller gets it in the client's terms. */
+function interrupted<T>(call: RetryState, attempts: Attempts<T>, reason: unknown): T {
+  const error = attempts.interrupted ? attempts.interrupted(reason) : reason;
+  return attempts.finish({ ok: false, error }, call.result());
 }

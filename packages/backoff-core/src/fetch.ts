@@ -1,8 +1,9 @@
-import { sendAttempts } from './attempts.js';
+import { type Attempts, type Settled, sendAttempts } from './attempts.js';
 import { type Backoff, createBackoff } from './backoff.js';
+import type { BackoffResult } from './events.js';
 import { fetchRedirected } from './not-sent.js';
 import type { BackoffOptions } from './options.js';
-import { classifyError } from './outcome.js';
+import { classifyError, type Outcome } from './outcome.js';
 import { attachResult } from './result.js';
 import { describeValue } from './show.js';
 
@@ -41,6 +42,61 @@ function urlOf(input: FetchInput): string {
   return input instanceof URL ? input.href : input.url;
 }
 
+/** One call's attempts through fetch: what the core's attempt loop asks of withBackoff. */
+class FetchAttempts implements Attempts<Response> {
+  readonly #send: FetchLike;
+  readonly #input: FetchInput;
+  readonly #signal: AbortSignal | undefined;
+  readonly #redirected: boolean | undefined;
+  /** fetch's init as every attempt sends it (with the generated Idempotency-Key, when there is one). */
+  init: RequestInit | undefined;
+
+  constructor(
+    send: FetchLike,
+    input: FetchInput,
+    init: RequestInit | undefined,
+    request: Request | undefined,
+  ) {
+    this.#send = send;
+    this.#input = input;
+    this.init = init;
+    this.#signal = init?.signal ?? request?.signal ?? undefined;
+    this.#redirected = fetchRedirected(init?.redirect ?? request?.redirect);
+  }
+
+  send(): Promise<Response> {
+    return this.#send(this.#input, this.init);
+  }
+
+  outcome(settled: Settled<Response>): Outcome {
+    if (settled.ok) {
+      const response = settled.value;
+      return { type: 'response', status: response.status, headers: response.headers, response };
+    }
+    const { error } = settled;
+    return {
+      type: 'error',
+      kind: this.#signal?.aborted ? 'abort' : classifyError(error),
+      error,
+      redirected: this.#redirected,
+    };
+  }
+
+  signal(): AbortSignal | undefined {
+    return this.#signal;
+  }
+
+  // Frees the failed response's connection; its body is never read.
+  discard(settled: Settled<Response>): void {
+    if (settled.ok) settled.value.body?.cancel().catch(() => {});
+  }
+
+  finish(settled: Settled<Response>, result: BackoffResult): Response {
+    if (settled.ok) return attachResult(settled.value, result);
+    throw attachResult(settled.error, result);
+  }
+}
+
 /**
  * Wraps a fetch function with retries. It resolves with the last `Response` (a final 503 is still a response, as
  * fetch does) and rejects with the last attempt's own error (`TypeError`, the abort reason, ...); both carry the
@@ -55,7 +111,15 @@ export function withBackoff(fetchFn?: FetchLike, options?: BackoffOptions<Respon
   // Looked up per call (not captured), so a fetch mocked after wrapping is still used.
   const send: FetchLike = fetchFn ?? ((input, init) => globalThis.fetch(input, init));
 
-  const fetchWithBackoff = async (input: FetchInput, options?: BackoffRequestInit): Promise<Response> => {
+  // Not async itself (a request waiting to retry holds one frame, the loop's): the setup throws as a rejection.
+  const fetchWithBackoff = (input: FetchInput, options?: BackoffRequestInit): Promise<Response> => {
+    try {
+      return start(input, options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
+  const start = (input: FetchInput, options?: BackoffRequestInit): Promise<Response> => {
     let init: RequestInit | undefined = options;
     let policy = wrapped;
     if (options !== undefined && 'backoff' in options) {
@@ -65,9 +129,9 @@ export function withBackoff(fetchFn?: FetchLike, options?: BackoffOptions<Respon
       policy = wrapped.extend(backoff);
     }
     const request = typeof Request !== 'undefined' && input instanceof Request ? input : undefined;
+    const attempts = new FetchAttempts(send, input, init, request);
     // The headers fetch will send, built as fetch builds them (init's replace the Request's).
     const headers = init?.headers ?? request?.headers;
-    let attemptInit = init;
     const call = policy.start(
       {
         method: init?.method ?? request?.method,
@@ -79,38 +143,11 @@ export function withBackoff(fetchFn?: FetchLike, options?: BackoffOptions<Respon
       (name, key) => {
         const sent = new Headers(headers);
         sent.set(name, key);
-        attemptInit = { ...init, headers: sent };
+        attempts.init = { ...init, headers: sent };
         return sent;
       },
     );
-    const signal = init?.signal ?? request?.signal ?? undefined;
-    const redirected = fetchRedirected(init?.redirect ?? request?.redirect);
-    return sendAttempts<Response>(call, {
-      send: () => send(input, attemptInit),
-      outcome: (settled) =>
-        settled.ok
-          ? {
-              type: 'response',
-              status: settled.value.status,
-              headers: settled.value.headers,
-              response: settled.value,
-            }
-          : {
-              type: 'error',
-              kind: signal?.aborted ? 'abort' : classifyError(settled.error),
-              error: settled.error,
-              redirected,
-            },
-      signal: () => signal,
-      // Frees the failed response's connection; its body is never read.
-      discard: (settled) => {
-        if (settled.ok) settled.value.body?.cancel().catch(() => {});
-      },
-      finish(settled, result) {
-        if (settled.ok) return attachResult(settled.value, result);
-        throw attachResult(settled.error, result);
-      },
-    });
+    return sendAttempts(call, attempts);
   };
   return Object.assign(fetchWithBackoff, { backoff: wrapped });
 }

@@ -180,6 +180,10 @@ describe('options are validated at createBackoff, naming the option', () => {
     ['minTimeout', "Unknown backoff option `minTimeout`: p-retry's name: use `baseDelay`."],
     ['calculateDelay', "Unknown backoff option `calculateDelay`: got's name: use `delay`."],
     [
+      'signal',
+      "Unknown backoff option `signal`: p-retry's name: give the signal to the request itself (fetch's `signal`, axios's `config.signal`).",
+    ],
+    [
       'maxAttempts',
       'Unknown backoff option `maxAttempts`: use `retries`, the retries after the first attempt (`maxAttempts - 1`).',
     ],

@@ -147,9 +147,8 @@ export class KyCall {
     const kind = errorKind(error, request.signal.aborted && !isKyError(error, 'TimeoutError'));
     const redirected = fetchRedirected(request.redirect);
     const seen = status === this.#fetched ? (this.#copy ?? status) : status;
-    // ky's error goes along, for a `shouldRetry` of ky's.
     const outcome: Outcome = seen
-      ? Object.assign(answered(seen), { kyError: error })
+      ? Object.assign(answered(seen), { kyError: error }) // for a `shouldRetry` of ky's
       : { type: 'error', kind, error, redirected };
     this.#copy = undefined;
     const decision = this.#decide(outcome, request, turned);

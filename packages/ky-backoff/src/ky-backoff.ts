@@ -69,9 +69,10 @@ export function kyBackoff<Instance extends KyInstanceLike>(
     const deadline = total === undefined ? merged.deadline : Math.min(merged.deadline ?? total, total);
     const policy = createBackoff(deadline === undefined ? merged : { ...merged, deadline });
     const retry = kyRetryOptions(policy.options.retries, marker === undefined);
-    // A call's own `retry` fields (per request, `.extend()`, an `init` hook) over the instance's options.
+    // A call's own `retry` fields (per request, `.extend()`, `init`) over the instance's options; none in a hook's
+    // options sent again (`ky(request, options)`): their `retry` is bound to the call they came from (`calls`).
     const asked = (perCall: object) =>
-      requestFields(perCall as typeof retry, retry, parent.retry, policy.options);
+      requestFields(perCall as typeof retry, retry, parent.retry, policy.options, calls);
     const shared = { policy, marker, deadline: total, throws: parent.throwHttpErrors ?? true, asked };
     // The one link from ky's per-call objects to their call: ky's per-call copy of `retry` (every hook's options
     // hold it), and each request a hook of ours saw about to go out (kyBackoff's fetch gets it).
@@ -96,7 +97,7 @@ export function kyBackoff<Instance extends KyInstanceLike>(
       if (call === undefined) {
         call = new KyCall(shared, request, options, args.length === 1);
         bindRetry(options.retry as typeof retry, retry, request.method, call);
-        calls.set(options.retry, call);
+        calls.set(options.retry, call).set((options.retry as typeof retry).shouldRetry as object, call);
       }
       begin(call, request);
     };

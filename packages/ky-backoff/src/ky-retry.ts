@@ -3,6 +3,7 @@ import type { BackoffOptions } from 'backoff-core';
 type Options = BackoffOptions<Response, Error>;
 type Fields = Record<string, unknown>;
 type Env = { random: () => number; baseDelay: number };
+type Bound = WeakMap<object, unknown>;
 type Ms = (ms: number) => number;
 type KyRetry = Partial<Record<'limit' | 'backoffLimit' | 'maxRetryAfter', number> & Record<'delay', Ms>> & {
   jitter?: boolean | Ms;
@@ -43,9 +44,8 @@ export function fromKyRetry(given: unknown, env: Env): Options {
   }
   const options: Options = { ...same, retries: limit };
   if (Array.isArray(same.methods)) options.methods = same.methods.map((m) => String(m).toUpperCase());
-  // ky's `maxRetryAfter` caps a server's delay; backoff-core does not retry above it.
+  // ky caps a server's delay at `maxRetryAfter` (here: no retry above it), and every delay at `backoffLimit`.
   if (maxRetryAfter !== undefined) options.maxRetryAfter = Math.min(maxRetryAfter, MAX);
-  // ky's `backoffLimit` caps every delay, the first too.
   if (most !== undefined) options.maxDelay = Math.min(most, MAX);
   if (most !== undefined && most < env.baseDelay) options.baseDelay = most;
   if (jitter !== undefined) options.jitter = jitter === true ? 'full' : 'none';
@@ -75,11 +75,10 @@ export function withoutMergeArtefact(override: unknown): unknown {
   const { context, ...rest } = Object(override) as Fields;
   return isEmpty(context) ? rest : override;
 }
-/**
- * The fields of a call's copy of `retry` that the request, `.extend()` or an `init` hook set. ky concatenated its
- * lists after the instance's (`given`) and ours: a list means what it would to ky (the instance's, then these).
- */
-export function requestFields(perCall: Fields, ours: Fields, given: unknown, env: Env): Options | undefined {
+// The fields of a call's copy of `retry` that the request, `.extend()` or an `init` hook set. ky concatenated its
+// lists after the instance's (`given`) and ours: a list means what it would to ky (the instance's, then these).
+export function requestFields(perCall: Fields, ours: Fields, given: unknown, env: Env, bound: Bound) {
+  if (bound.has(perCall.shouldRetry as object)) return undefined;
   // After a per-request number, the copy holds ky's defaults and that limit.
   if (perCall.shouldRetry === undefined) return fromKyRetry({ limit: perCall.limit }, env);
   const fields: Fields = {};

@@ -182,6 +182,27 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
       expect(waits).toEqual([3, 3]);
     });
 
+    it('a call re-sent by a hook with the hook’s own options (`ky(request, options)`) follows the instance’s rules', async () => {
+      let api: LooseKy | undefined;
+      let resent = false;
+      // ky 2 hands the hook one state object, ky 1 its arguments one by one.
+      const refresh = (...args: unknown[]) => {
+        const [first, options, response] = args as [Request, object, Response];
+        const state = (args.length === 1 ? first : { request: first, options, response }) as {
+          request: Request;
+          options: object;
+          response: Response;
+        };
+        if (state.response.status !== 401 || resent) return undefined;
+        resent = true;
+        return api?.(state.request, state.options as Record<string, unknown>);
+      };
+      api = virtual.wrap(client.ky.create({ hooks: { afterResponse: [refresh] } }), base);
+      const { hits, result } = await run(api, [401, 503, ONCE]);
+      expect(hits).toBe(3);
+      expect(result).toMatchObject({ attempts: 2, reason: 'success' });
+    });
+
     const withInit = (target: KyClient) => target.major === 2;
     it.runIf(withInit(client))(
       'fields an `init` hook sets on `options.retry` hold for that call',

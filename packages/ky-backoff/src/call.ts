@@ -56,9 +56,10 @@ export class KyCall {
   #request: Request;
   #decided: Decision | undefined;
   readonly #unsent: boolean; // the caller's signal was aborted before the call: fetch sends nothing
-  /** The response fetch returned, when kyBackoff's fetch saw this attempt: the object the caller gets. */
+  /** The response fetch returned, when kyBackoff's fetch saw this attempt (`#seen`: any attempt of the call). */
   #fetched: Response | undefined;
   #copy: Response | undefined;
+  #seen = false;
   #kyDelay = 0; // a wait left to ky (after ky's own timeout), which its `delay` returns once
   #refused: BackoffResult | undefined;
 
@@ -103,10 +104,13 @@ export class KyCall {
       this.state?.sent(request.headers);
     }
   }
-  fetched(response: Response): Response {
-    this.#fetched = response;
-    if (this.#keepsCopies && !response.ok) this.#copy = response.clone();
-    return response;
+  fetched(pending: Promise<Response>): Promise<Response> {
+    this.#seen = true;
+    return pending.then((response) => {
+      this.#fetched = response;
+      if (this.#keepsCopies && !response.ok) this.#copy = response.clone();
+      return response;
+    });
   }
   /** ky's `delay`: 0, as the core has waited, unless the wait was left to ky. */
   takeDelay(): number {
@@ -125,10 +129,10 @@ export class KyCall {
       await this.#pause(decision, this.#request.signal);
       return this.#marker({ delay: this.takeDelay(), code: `backoff:${decision.reason}` });
     }
-    // The caller gets fetch's own response when fetch saw this attempt, else this copy: either carries the result.
-    // A copy not handed on is cancelled: ky 1.13 leaves it unread, and its half of the tee would keep the body.
+    // The caller gets fetch's own response when kyBackoff's fetch saw this attempt, else this copy (ky 2 after its
+    // timeout), unless a request's own `fetch` sent them all. A copy not handed on is cancelled (ky 1.13's tee).
     attachResult(this.#fetched ?? response, state.result());
-    if (this.#fetched === undefined) return response;
+    if (this.#fetched === undefined && this.#seen) return response;
     response.body?.cancel().catch(() => {});
     return undefined;
   }

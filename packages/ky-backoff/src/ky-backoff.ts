@@ -34,10 +34,9 @@ const view = (args: unknown[], error?: 'error') =>
       ? { error: args[0], options: (args[0] as View | undefined)?.options }
       : { request: args[0], options: args[1], response: args[2] }) as View;
 /**
- * A new ky instance, extended from `instance`, whose retries backoff-core decides; the instance's own hooks and
- * options stay, and its `totalTimeout` is a deadline too. Per request, `backoff` overrides the options or turns
- * retries off (`false`); ky's own `retry` fields are read as the core's options. The caller gets ky's response
- * or error, carrying the result (`getBackoffResult`).
+ * A new ky instance, extended from `instance`, whose retries backoff-core decides: its hooks and options stay,
+ * its `totalTimeout` is a deadline, its `retry` fields are the core's options. Per request, `backoff` overrides
+ * them or turns retries off (`false`). The caller gets ky's response or error, carrying the result.
  */
 export function kyBackoff<Instance extends KyInstanceLike>(
   instance: Instance,
@@ -87,7 +86,7 @@ export function kyBackoff<Instance extends KyInstanceLike>(
       const { backoff: _, ...rest } = init ?? {};
       const response = ((parent.fetch as FetchFunction) ?? globalThis.fetch)(input as Request, init && rest);
       const call = isObject(input) ? calls.get(input) : undefined;
-      return call === undefined ? response : response.then((fetched) => call.fetched(fetched));
+      return call === undefined ? response : call.fetched(response);
     };
     // ky 2: once per call; ky 1: before every attempt.
     const beforeRequest = (...args: unknown[]) => {
@@ -117,8 +116,7 @@ export function kyBackoff<Instance extends KyInstanceLike>(
       const pending = callOf(options)?.beforeError(error);
       return pending === undefined ? error : pending.then(() => error);
     };
-    const hooks = { beforeRequest, beforeRetry, afterResponse, beforeError };
-    const marked = Object.entries(hooks).map(([name, hook]) => [name, [mark(hook)]]);
-    return { retry, fetch, hooks: Object.fromEntries(marked) };
+    const hooks = Object.entries({ beforeRequest, beforeRetry, afterResponse, beforeError });
+    return { retry, fetch, hooks: Object.fromEntries(hooks.map(([name, hook]) => [name, [mark(hook)]])) };
   });
 }

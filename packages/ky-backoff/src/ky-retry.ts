@@ -15,9 +15,8 @@ const LISTS = ['methods', 'statusCodes', 'afterStatusCodes'];
 const FUNCTIONS = ['delay', 'jitter', 'shouldRetry'];
 const KNOWN = ['limit', ...LISTS, 'backoffLimit', 'maxRetryAfter', 'retryOnTimeout', ...FUNCTIONS];
 const MAX = 2_147_483_647; // the longest timer: what ky's `Infinity` can mean here
-// The instance's `retry`: a `shouldRetry` that always answers, so that ky's own rules are never consulted; `limit`
-// is its `retries`. The fields ky then never reads are `null` until the call starts: one that is not (or another
-// `delay`) was set per request, by `.extend()` or by an `init` hook.
+// The instance's `retry`: a `shouldRetry` that always answers (ky's own rules are never consulted), `limit` its
+// `retries`, `null` in the fields ky then never reads: a value there (or another `delay`) was set for the call.
 export function kyRetryOptions(limit: number, everyMethod: boolean): Fields {
   const unread = { maxRetryAfter: null, backoffLimit: null, jitter: null, retryOnTimeout: null };
   const lists = { methods: everyMethod ? [...KY_METHODS] : [], statusCodes: [], afterStatusCodes: [] };

@@ -228,6 +228,20 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
       },
     );
 
+    // Found by ky's own suite ("does not throw for opaque responses", "timeout bounds a never-ending successful
+    // response body"): ky clones each response for kyBackoff's afterResponse hook, and that clone must not replace it.
+    it("a request's own fetch: the caller gets the Response it returned, own properties and all", async () => {
+      server.script('/own-response', [503, 200]);
+      const own = async (input: Request) => {
+        const response = await fetch(input);
+        Object.defineProperty(response, 'fromOwnFetch', { value: true });
+        return response;
+      };
+      const response = await wrap(client.ky)(`${API}/own-response`, { fetch: own });
+      expect(response.status).toBe(200);
+      expect((response as Response & { fromOwnFetch?: boolean }).fromOwnFetch).toBe(true);
+    });
+
     // Found by ky's own suite ("init hook runs only once even with retries"): a request's own `fetch` replaces
     // kyBackoff's for that call, so a new attempt must be known from ky's beforeRetry too.
     it("a request's own fetch: each failed attempt is decided once, and retries stop at the limit", async () => {

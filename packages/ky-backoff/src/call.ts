@@ -1,14 +1,6 @@
 import type { Backoff, BackoffOptions, BackoffResult } from 'backoff-core';
-import {
-  attachResult,
-  classifyError,
-  classifyNetworkFailure,
-  type Decision,
-  fetchRedirected,
-  type Outcome,
-  type RetryDecision,
-  type RetryState,
-} from 'backoff-core/adapter';
+import type { Decision, Outcome, RetryDecision, RetryState } from 'backoff-core/adapter';
+import { attachResult, classifyError, classifyNetworkFailure, fetchRedirected } from 'backoff-core/adapter';
 import { withoutMergeArtefact } from './ky-retry.js';
 
 /** The instance's own `ky.retry` (ky matches its marker with `instanceof`: a bundled copy would not do). */
@@ -19,6 +11,7 @@ type Shared = {
   marker?: RetryMarker | undefined;
   deadline?: number | undefined;
   throws: unknown;
+  asked(perCall: object): BackoffOptions | undefined; // the call's own ky `retry` fields
 };
 /** What a call reads of ky's hook options (ky 2 strips its own options, `throwHttpErrors` too). */
 export type HookOptions = { readonly [key in 'body' | 'backoff' | 'retry' | 'throwHttpErrors']?: unknown };
@@ -36,16 +29,13 @@ const replayable = (request: Request, body: unknown) =>
   body == null
     ? request.body === null
     : !(body instanceof ReadableStream || Symbol.asyncIterator in Object(body));
-
 /** ky 2's NetworkError wraps fetch's error as `cause`: the core classifies that, else ky's verdict stands. */
 function errorKind(error: unknown, aborted: boolean) {
   if (aborted) return 'abort';
   if (isKyError(error, 'TimeoutError')) return 'timeout';
-  return isKyError(error, 'NetworkError')
-    ? classifyNetworkFailure(field(error, 'cause'))
-    : classifyError(error);
+  const network = isKyError(error, 'NetworkError');
+  return network ? classifyNetworkFailure(field(error, 'cause')) : classifyError(error);
 }
-
 /** Retries a 2xx listed in `statusCodes` on ky 1.13 (no `ky.retry()`): ky 1 retries an afterResponse error. */
 class RetriedResponseError extends Error {
   override readonly name = 'RetriedResponseError';
@@ -53,12 +43,10 @@ class RetriedResponseError extends Error {
     super(`Retrying a ${response.status} response, as \`statusCodes\` asks.`);
   }
 }
-
 /** One ky call: the core's RetryState, asked by ky's hooks and `retry` functions. It never drives ky. */
 export class KyCall {
   readonly state: RetryState | undefined;
-  /** ky's per-call `limit`: "keep asking me" (0 for a body sent once: ky 2 then tees nothing). */
-  readonly limit: number;
+  readonly limit: number; // ky's per-call `limit`: "keep asking me" (0 for a body sent once: ky 2 tees nothing)
   readonly #retries: number;
   readonly #throws: boolean;
   readonly #marker: RetryMarker | undefined;
@@ -67,13 +55,12 @@ export class KyCall {
   /** The latest request seen going out (its signal follows the caller's), and this attempt's state. */
   #request: Request;
   #decided: Decision | undefined;
-  /** The call began with the caller's signal already aborted: fetch sends nothing. */
-  readonly #unsent: boolean;
-  /** The response fetch returned, when kyBackoff's fetch saw this attempt: the object the caller gets. */
+  readonly #unsent: boolean; // the caller's signal was aborted before the call: fetch sends nothing
+  /** The response fetch returned, when kyBackoff's fetch saw this attempt (`#seen`: any attempt of the call). */
   #fetched: Response | undefined;
   #copy: Response | undefined;
-  /** A wait left to ky (after ky's own timeout), which its `delay` returns once. */
-  #kyDelay = 0;
+  #seen = false;
+  #kyDelay = 0; // a wait left to ky (after ky's own timeout), which its `delay` returns once
   #refused: BackoffResult | undefined;
 
   constructor(shared: Shared, request: Request, options: HookOptions, ky2: boolean) {
@@ -85,12 +72,9 @@ export class KyCall {
     this.#marker = marker;
     // Whether ky throws an HTTPError for every failed status, and so asks `shouldRetry` about it.
     this.#throws = (options.throwHttpErrors ?? throws) === true;
-    // ky's per-call `limit` holds the retries asked for (by the request, `.extend()` or the instance).
-    const asked = field(options.retry, 'limit');
-    let own =
-      typeof asked === 'number' && asked !== policy.options.retries
-        ? policy.extend({ retries: asked })
-        : policy;
+    // ky's per-call copy of `retry` holds the fields asked for (by the request, `.extend()` or an `init` hook).
+    const asked = Object(options.retry) === options.retry ? shared.asked(options.retry as object) : undefined;
+    let own = asked === undefined ? policy : policy.extend(asked);
     if (backoff !== undefined && backoff !== false)
       own = own.extend(withoutMergeArtefact(backoff) as BackoffOptions);
     if (deadline !== undefined && !(deadline >= (own.options.deadline ?? Infinity)))
@@ -112,7 +96,6 @@ export class KyCall {
     this.state =
       backoff === false ? undefined : own.start({ method, url, headers, replayable: !once }, stamp);
   }
-
   /** A new attempt is about to go out (beforeRequest, beforeRetry): nothing of it is known yet. */
   begin(request: unknown): void {
     this.#decided = this.#fetched = this.#copy = undefined;
@@ -121,20 +104,20 @@ export class KyCall {
       this.state?.sent(request.headers);
     }
   }
-
-  fetched(response: Response): Response {
-    this.#fetched = response;
-    if (this.#keepsCopies && !response.ok) this.#copy = response.clone();
-    return response;
+  fetched(pending: Promise<Response>): Promise<Response> {
+    this.#seen = true;
+    return pending.then((response) => {
+      this.#fetched = response;
+      if (this.#keepsCopies && !response.ok) this.#copy = response.clone();
+      return response;
+    });
   }
-
   /** ky's `delay`: 0, as the core has waited, unless the wait was left to ky. */
   takeDelay(): number {
     const delay = this.#kyDelay;
     this.#kyDelay = 0;
     return delay;
   }
-
   /** After the instance's afterResponse hooks: an OK response, or a failed status ky will not throw for. */
   async afterResponse(response: Response): Promise<unknown> {
     const { state } = this;
@@ -146,14 +129,13 @@ export class KyCall {
       await this.#pause(decision, this.#request.signal);
       return this.#marker({ delay: this.takeDelay(), code: `backoff:${decision.reason}` });
     }
-    // The caller gets fetch's own response when fetch saw this attempt, else this copy: either carries the result.
-    // A copy not handed on is cancelled: ky 1.13 leaves it unread, and its half of the tee would keep the body.
+    // The caller gets fetch's own response when kyBackoff's fetch saw this attempt, else this copy (ky 2 after its
+    // timeout), unless a request's own `fetch` sent them all. A copy not handed on is cancelled (ky 1.13's tee).
     attachResult(this.#fetched ?? response, state.result());
-    if (this.#fetched === undefined) return response;
+    if (this.#fetched === undefined && this.#seen) return response;
     response.body?.cancel().catch(() => {});
     return undefined;
   }
-
   /** ky's `shouldRetry`, about each failed attempt: the core decides, and a retry waits before ky hears `true`. */
   shouldRetry(error: unknown): boolean | Promise<boolean> {
     const decided = this.#decided;
@@ -168,15 +150,15 @@ export class KyCall {
     if (decided !== undefined && !turned) return this.#stop(error);
     const kind = errorKind(error, request.signal.aborted && !isKyError(error, 'TimeoutError'));
     const redirected = fetchRedirected(request.redirect);
-    const outcome: Outcome = status
-      ? answered(status === this.#fetched ? (this.#copy ?? status) : status)
+    const seen = status === this.#fetched ? (this.#copy ?? status) : status;
+    const outcome: Outcome = seen
+      ? Object.assign(answered(seen), { kyError: error }) // for a `shouldRetry` of ky's
       : { type: 'error', kind, error, redirected };
     this.#copy = undefined;
     const decision = this.#decide(outcome, request, turned);
     const next = (made: Decision) => (made.retry ? this.#pause(made, request.signal) : this.#stop(error));
     return decision instanceof Promise ? decision.then(next) : next(decision);
   }
-
   // beforeRetry after a hook's `ky.retry()`: the attempt counts, and past `retries` ky's ForceRetryError ends it.
   forced(error: unknown): Promise<void> | undefined {
     const { state } = this;
@@ -190,7 +172,6 @@ export class KyCall {
     const decision = this.#decide(answered(this.#fetched), undefined);
     return decision instanceof Promise ? decision.then(refuse) : refuse();
   }
-
   /** Puts the result on the error; an attempt ky ended without asking (totalTimeout, limit 0) is recorded first. */
   beforeError(error: unknown): Promise<void> | undefined {
     const { state } = this;
@@ -207,7 +188,6 @@ export class KyCall {
     const attach = () => void attachResult(error, this.#refused ?? state.result());
     return pending instanceof Promise ? pending.then(attach) : attach();
   }
-
   /** Asks the core about this attempt (`revise`: again, on what a later hook made of it). */
   #decide(outcome: Outcome, request?: Request, revise = false): Decision | Promise<Decision> {
     const state = this.state as RetryState;
@@ -216,13 +196,10 @@ export class KyCall {
     const { signal } = request ?? this.#request;
     const live = signal.aborted ? undefined : signal;
     const made = revise ? state.revise(outcome, live) : state.decide(outcome, live);
-    if (!(made instanceof Promise)) {
-      this.#decided = made;
-      return made;
-    }
-    return made.then((decision) => (this.#decided = decision), this.#ended);
+    if (made instanceof Promise) return made.then((decision) => (this.#decided = decision), this.#ended);
+    this.#decided = made;
+    return made;
   }
-
   // An attempt that never went out (its signal aborted before fetch) ends the call with no attempt counted.
   #abandoned(error: unknown): boolean {
     if (!this.#unsent || this.#decided !== undefined || this.state === undefined) return false;
@@ -234,7 +211,6 @@ export class KyCall {
     attachResult(error, this.#refused ?? (this.state as RetryState).result());
     return false;
   }
-
   // The one wait of a retry: the core's, on the attempt's signal (it follows the caller's). After ky's own timeout
   // that signal is spent and only ky's wait still hears the caller: ky waits (`delay`), and the core is told.
   #pause(decision: RetryDecision, signal: AbortSignal): Promise<true> {
@@ -246,7 +222,6 @@ export class KyCall {
       return true as const;
     }, this.#ended);
   }
-
   /** An abort, or a throwing `shouldRetry` or `onRetry`, ended the call: ky is told so if it asks again. */
   #ended = (reason: unknown): never => {
     const result = (this.state as RetryState).result();

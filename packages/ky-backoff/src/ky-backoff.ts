@@ -1,18 +1,19 @@
 /*
  * kyBackoff rides ky's own retry loop: ky asks, backoff-core decides. One call through ky's steps:
- *   ky(input)      ky merges the options; its per-call copy of `retry` becomes the call's key in `calls`.
+ *   ky(input)      ky merges the options; its per-call copy of `retry` is the call's key in `calls`, and the
+ *                  ky `retry` fields set per request, by `.extend()` or `init` are the call's options (ky-retry.ts).
  *   beforeRequest  the call starts (KyCall, around the core's RetryState, which stamps an Idempotency-Key), and
  *                  binds ky's per-call `retry`: `shouldRetry`, `delay` and `limit` ("keep asking me").
  *   fetch          kyBackoff's fetch notes the response: the object the caller will get.
  *   afterResponse  after the instance's own hooks, an OK response is decided (a 2xx retried via `ky.retry()`).
  *   shouldRetry    ky's HTTPError, network error or timeout is decided; a retry waits here (KyCall#pause), then
  *                  ky hears `true` and its `delay` is 0 (after ky's own timeout: the wait ky makes itself).
- *   beforeRetry    the next attempt starts (a retry an earlier hook forced with `ky.retry()` is counted).
- *   fetch ...      until the core stops: ky returns the response, or its error, which beforeError gives the result.
+ *   beforeRetry    the next attempt starts; fetch ... until the core stops: ky returns the response, or its
+ *                  error, which beforeError gives the result (a retry a hook forced with `ky.retry()` counts).
  */
 import { createBackoff } from 'backoff-core';
 import { type HookOptions, KyCall, type RetryMarker } from './call.js';
-import { bindRetry, kyRetryOptions, retriesFromKyRetry } from './ky-retry.js';
+import { bindRetry, fromKyRetry, kyRetryOptions, requestFields } from './ky-retry.js';
 import type { KyBackoffOptions, KyInstanceLike } from './types.js';
 
 // Registered, so that a second copy of this package still recognises an instance that already has the hooks.
@@ -25,20 +26,17 @@ type View = { request: Request; options?: HookOptions; response: Response; error
 
 const mark = (hook: Hook) => Object.defineProperty(hook, HOOK, { value: true });
 const isObject = (value: unknown): value is object => typeof value === 'object' && value !== null;
-// ky 2 passes every hook one state object; ky 1 passes its arguments one by one, and `beforeError` only the
-// error (whose `options` are the request's).
+// ky 2 passes hooks one state object; ky 1 its arguments one by one (`beforeError`: the error, with `options`).
 const view = (args: unknown[], error?: 'error') =>
   (args.length === 1 && isObject(args[0]) && 'options' in args[0]
     ? args[0]
     : error
       ? { error: args[0], options: (args[0] as View | undefined)?.options }
       : { request: args[0], options: args[1], response: args[2] }) as View;
-
 /**
- * A new ky instance, extended from `instance`, whose retries backoff-core decides; the instance's own hooks and
- * options stay, and its `totalTimeout` is a deadline too. Per request, `backoff` overrides the options or turns
- * retries off (`false`); ky's `retry`, a number or `{ limit }`, is `retries`. The caller gets ky's response or
- * error, carrying the result (`getBackoffResult`).
+ * A new ky instance, extended from `instance`, whose retries backoff-core decides: its hooks and options stay,
+ * its `totalTimeout` is a deadline, its `retry` fields are the core's options. Per request, `backoff` overrides
+ * them or turns retries off (`false`). The caller gets ky's response or error, carrying the result.
  */
 export function kyBackoff<Instance extends KyInstanceLike>(
   instance: Instance,
@@ -46,35 +44,35 @@ export function kyBackoff<Instance extends KyInstanceLike>(
 ): Instance {
   const ky = instance as unknown as { extend?: unknown; retry?: unknown; default?: { extend?: unknown } };
   // `require('ky')` and `import * as ky from 'ky'` give ky's module namespace: the commonest wrong argument.
-  if (isObject(instance) && typeof ky.default?.extend === 'function') {
+  if (isObject(instance) && typeof ky.default?.extend === 'function')
     throw new TypeError(
       "Expected `instance` to be a ky instance, got ky's module namespace: pass its `default` export.",
     );
-  }
-  if (typeof instance !== 'function' || typeof ky.extend !== 'function') {
+  if (typeof instance !== 'function' || typeof ky.extend !== 'function')
     throw new TypeError('Expected `instance` to be a ky instance.');
-  }
-  createBackoff(options); // a bad option throws before ky is touched
+  const { random, baseDelay } = createBackoff(options).options; // a bad option throws before ky is touched
   const extend = ky.extend.bind(instance) as (defaults: (parent: Defaults) => Defaults) => Instance;
   // ky 1.13 has no `ky.retry()`: with `throwHttpErrors: false` a failed status is then decided but not retried.
   const marker = typeof ky.retry === 'function' ? (ky.retry.bind(instance) as RetryMarker) : undefined;
 
   return extend((parent) => {
-    if (Object.values(parent.hooks ?? {}).some((list) => list?.some((hook) => hook?.[HOOK]))) {
+    if (Object.values(parent.hooks ?? {}).some((list) => list?.some((hook) => hook?.[HOOK])))
       throw new TypeError(
         'kyBackoff is already installed on this instance: wrap the instance it came from, or pass `backoff` per request.',
       );
-    }
-    // ky's `retry` of the instance (`ky.create({ retry: 0 })`) is `retries`, unless kyBackoff's options say.
-    const fromKy = retriesFromKyRetry(parent.retry);
-    const merged = options?.retries === undefined ? { ...options, ...fromKy } : options;
+    // ky's `retry` of the instance (`ky.create({ retry: 0 })`) in backoff-core's words; kyBackoff's options win.
+    const own = Object.entries(options ?? {}).filter(([, value]) => value !== undefined);
+    const merged = { ...fromKyRetry(parent.retry, { random, baseDelay }), ...Object.fromEntries(own) };
     // ky 2's `totalTimeout` bounds the whole call: it is the core's deadline too, so that no wait outlasts it.
     const total = typeof parent.totalTimeout === 'number' ? parent.totalTimeout : undefined;
-    const deadline = total === undefined ? merged?.deadline : Math.min(merged?.deadline ?? total, total);
+    const deadline = total === undefined ? merged.deadline : Math.min(merged.deadline ?? total, total);
     const policy = createBackoff(deadline === undefined ? merged : { ...merged, deadline });
-    const shared = { policy, marker, deadline: total, throws: parent.throwHttpErrors ?? true };
     const retry = kyRetryOptions(policy.options.retries, marker === undefined);
-    const parentFetch = parent.fetch as FetchFunction | undefined;
+    // A call's own `retry` fields (per request, `.extend()`, `init`) over the instance's options; none in a hook's
+    // options sent again (`ky(request, options)`): their `retry` is bound to the call they came from (`calls`).
+    const asked = (perCall: object) =>
+      requestFields(perCall as typeof retry, retry, parent.retry, policy.options, calls);
+    const shared = { policy, marker, deadline: total, throws: parent.throwHttpErrors ?? true, asked };
     // The one link from ky's per-call objects to their call: ky's per-call copy of `retry` (every hook's options
     // hold it), and each request a hook of ours saw about to go out (kyBackoff's fetch gets it).
     const calls = new WeakMap<object, KyCall>();
@@ -83,15 +81,13 @@ export function kyBackoff<Instance extends KyInstanceLike>(
       if (isObject(request)) calls.set(request, call);
       call.begin(request);
     };
-
     const fetch: FetchFunction = (input, init) => {
       // ky passes the options it does not know on to `fetch`: `backoff` is kyBackoff's.
       const { backoff: _, ...rest } = init ?? {};
-      const response = (parentFetch ?? globalThis.fetch)(input as Request, init && rest);
+      const response = ((parent.fetch as FetchFunction) ?? globalThis.fetch)(input as Request, init && rest);
       const call = isObject(input) ? calls.get(input) : undefined;
-      return call === undefined ? response : response.then((fetched) => call.fetched(fetched));
+      return call === undefined ? response : call.fetched(response);
     };
-
     // ky 2: once per call; ky 1: before every attempt.
     const beforeRequest = (...args: unknown[]) => {
       const { request, options = {} } = view(args);
@@ -100,7 +96,7 @@ export function kyBackoff<Instance extends KyInstanceLike>(
       if (call === undefined) {
         call = new KyCall(shared, request, options, args.length === 1);
         bindRetry(options.retry as typeof retry, retry, request.method, call);
-        calls.set(options.retry, call);
+        calls.set(options.retry, call).set((options.retry as typeof retry).shouldRetry as object, call);
       }
       begin(call, request);
     };
@@ -120,9 +116,7 @@ export function kyBackoff<Instance extends KyInstanceLike>(
       const pending = callOf(options)?.beforeError(error);
       return pending === undefined ? error : pending.then(() => error);
     };
-
-    const hooks = { beforeRequest, beforeRetry, afterResponse, beforeError };
-    const marked = Object.entries(hooks).map(([name, hook]) => [name, [mark(hook)]]);
-    return { retry, fetch, hooks: Object.fromEntries(marked) };
+    const hooks = Object.entries({ beforeRequest, beforeRetry, afterResponse, beforeError });
+    return { retry, fetch, hooks: Object.fromEntries(hooks.map(([name, hook]) => [name, [mark(hook)]])) };
   });
 }

@@ -1,75 +1,109 @@
 import type { BackoffOptions } from 'backoff-core';
 
+type Options = BackoffOptions<Response, Error>;
 type Fields = Record<string, unknown>;
-const noDelay = () => 0;
+type Env = { random: () => number; baseDelay: number };
+type Bound = WeakMap<object, unknown>;
+type Ms = (ms: number) => number;
+type KyRetry = Partial<Record<'limit' | 'backoffLimit' | 'maxRetryAfter', number> & Record<'delay', Ms>> & {
+  jitter?: boolean | Ms;
+  shouldRetry?: (state: { error: unknown; retryCount: number }) => unknown;
+};
 // ky 1.13 checks the method before any hook runs, so it gets every method ky may send.
 const KY_METHODS = ['get', 'post', 'put', 'patch', 'head', 'delete', 'options', 'trace', 'query'];
-
-// The instance's `retry`: a `shouldRetry` that always answers, so that ky's own rules are never consulted;
-// `limit` is its `retries`, so that ky's per-call copy holds the retries asked for, whoever asked.
+const LISTS = ['methods', 'statusCodes', 'afterStatusCodes'];
+const FUNCTIONS = ['delay', 'jitter', 'shouldRetry'];
+const KNOWN = ['limit', ...LISTS, 'backoffLimit', 'maxRetryAfter', 'retryOnTimeout', ...FUNCTIONS];
+const MAX = 2_147_483_647; // the longest timer: what ky's `Infinity` can mean here
+// The instance's `retry`: a `shouldRetry` that always answers (ky's own rules are never consulted), `limit` its
+// `retries`, `null` in the fields ky then never reads: a value there (or another `delay`) was set for the call.
 export function kyRetryOptions(limit: number, everyMethod: boolean): Fields {
-  return {
-    limit,
-    methods: everyMethod ? [...KY_METHODS] : [],
-    statusCodes: [],
-    afterStatusCodes: [],
-    maxRetryAfter: 0,
-    delay: noDelay,
-    retryOnTimeout: true,
-    shouldRetry: () => false,
-  };
+  const unread = { maxRetryAfter: null, backoffLimit: null, jitter: null, retryOnTimeout: null };
+  const lists = { methods: everyMethod ? [...KY_METHODS] : [], statusCodes: [], afterStatusCodes: [] };
+  return { limit, ...lists, ...unread, delay: () => 0, shouldRetry: () => false };
 }
-
-const same = (a: unknown, b: unknown) =>
-  a === b || (Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => v === b[i]));
-
-/** The fields of ky's `retry` other than `limit` that are not kyBackoff's own (`ours`): it replaces them. */
-function foreignFields(retry: object, ours: Fields): void {
-  const names = Object.entries(retry)
-    .filter(([key, value]) => key !== 'limit' && value !== undefined && !same(value, ours[key]))
-    // ky's own default `backoffLimit`, and the `context: {}` ky 1.14.2's deep merge adds, are not foreign.
-    .filter(([key, value]) => key in ours || !(value === Infinity || (key === 'context' && isEmpty(value))))
-    .map(([key]) => `\`retry.${key}\``);
-  if (names.length === 0) return;
-  throw new TypeError(
-    `kyBackoff replaces ky's retry settings: ${names.join(', ')} cannot be used with it; give \`retry\` as a number or \`{ limit }\`.`,
-  );
+/**
+ * ky's `retry` fields as backoff-core's options, meaning what they mean to ky: `delay(n)` and a `jitter` function
+ * make the `delay` option (capped by ky's `backoffLimit`); `shouldRetry` gets ky's error, only where ky would ask.
+ * `afterStatusCodes` is accepted: the server's timing headers are read on every retried status.
+ */
+export function fromKyRetry(given: unknown, env: Env): Options {
+  const retry = (typeof given === 'number' ? { limit: given } : given === undefined ? {} : given) as Fields;
+  if (typeof retry !== 'object' || retry === null || Array.isArray(retry))
+    throw new TypeError("Expected ky's `retry` option to be a number or an object.");
+  // ky 1.14.2's deep merge adds `context: {}` to the objects it combines.
+  const odd = Object.keys(retry).filter((k) => !KNOWN.includes(k) && !(k === 'context' && isEmpty(retry[k])));
+  const { jitter, delay, shouldRetry, limit, backoffLimit: most, maxRetryAfter, ...f } = retry as KyRetry;
+  const { afterStatusCodes: _, context: __, ...same } = f as Fields; // statusCodes, retryOnTimeout, methods
+  if (odd.length > 0 || !['boolean', 'function', 'undefined'].includes(typeof jitter)) {
+    const got = odd.length ? `\`retry.${odd.join('`, `retry.')}\`` : `\`retry.jitter\` = ${String(jitter)}`;
+    throw new TypeError(
+      `Expected ky's \`retry\` to hold ky's fields only (${KNOWN.join(', ')}; jitter a boolean or a function), got ${got}: kyBackoff gives nothing else a meaning. Give backoff-core's options to kyBackoff or as \`backoff\`.`,
+    );
+  }
+  const options: Options = { ...same, retries: limit };
+  if (Array.isArray(same.methods)) options.methods = same.methods.map((m) => String(m).toUpperCase());
+  // ky caps a server's delay at `maxRetryAfter` (here: no retry above it), and every delay at `backoffLimit`.
+  if (maxRetryAfter !== undefined) options.maxRetryAfter = Math.min(maxRetryAfter, MAX);
+  if (most !== undefined) options.maxDelay = Math.min(most, MAX);
+  if (most !== undefined && most < env.baseDelay) options.baseDelay = most;
+  if (jitter !== undefined) options.jitter = jitter === true ? 'full' : 'none';
+  if (delay !== undefined || typeof jitter === 'function') {
+    options.delay = ({ retry: n, computed, serverDelay }) => {
+      if (serverDelay !== undefined) return computed; // ky puts no jitter on a server's delay
+      const base = delay === undefined ? computed : delay(n);
+      const own = jitter === true ? env.random() * base : typeof jitter === 'function' ? jitter(base) : base;
+      return Math.min(most ?? MAX, MAX, Number.isFinite(own) && own >= 0 ? own : base);
+    };
+  }
+  // ky asks about its own errors only (a status it throws for), with the retry to come (1 for the first).
+  if (shouldRetry) {
+    options.shouldRetry = ({ error, outcome, attempt }) => {
+      const kyError = error ?? (outcome as { kyError?: unknown }).kyError;
+      const yes = (answer: unknown) => (typeof answer === 'boolean' ? answer : undefined);
+      const answer = kyError === undefined ? undefined : shouldRetry({ error: kyError, retryCount: attempt });
+      return answer instanceof Promise ? answer.then(yes) : yes(answer);
+    };
+  }
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
 }
-
 const isEmpty = (value: unknown) =>
   typeof value === 'object' && value !== null && Object.keys(value).length === 0;
-
 /** Drops the `context: {}` ky 1.14.2's deep merge adds to a `backoff` set by `.extend()` and per request. */
 export function withoutMergeArtefact(override: unknown): unknown {
-  if (!isEmpty(Object(override).context)) return override;
-  const { context: _, ...rest } = override as Record<string, unknown>;
-  return rest;
+  const { context, ...rest } = Object(override) as Fields;
+  return isEmpty(context) ? rest : override;
 }
-
-// Binds ky's per-call copy of `retry` to a call (after a per-request number it holds ky's defaults: ours again). The
-// call's method is added, as ky checks it before it asks: the core's idempotency gate is the one that decides.
+// The fields of a call's copy of `retry` that the request, `.extend()` or an `init` hook set. ky concatenated its
+// lists after the instance's (`given`) and ours: a list means what it would to ky (the instance's, then these).
+export function requestFields(perCall: Fields, ours: Fields, given: unknown, env: Env, bound: Bound) {
+  if (bound.has(perCall.shouldRetry as object)) return undefined;
+  // After a per-request number, the copy holds ky's defaults and that limit.
+  if (perCall.shouldRetry === undefined) return fromKyRetry({ limit: perCall.limit }, env);
+  const fields: Fields = {};
+  for (const [key, value] of Object.entries(perCall)) {
+    if (value === ours[key] || value === undefined) continue;
+    if (!LISTS.includes(key) || !Array.isArray(value)) fields[key] = value;
+    else {
+      const mine = (Object(given)[key] ?? []) as unknown[];
+      const before = [...mine, ...(ours[key] as unknown[])];
+      // A list an `init` hook replaced is the whole list.
+      const kept = before.every((item, i) => String(item).toLowerCase() === String(value[i]).toLowerCase());
+      if (!kept || value.length > before.length)
+        fields[key] = kept ? [...mine, ...value.slice(before.length)] : value;
+    }
+  }
+  return Object.keys(fields).length > 0 ? fromKyRetry(fields, env) : undefined;
+}
+// Binds ky's per-call copy of `retry` to a call, once its fields are read: ours again, ky's `jitter` and
+// `backoffLimit` off. The call's method is added, as ky checks it before it asks: the core's idempotency gate decides.
 type Asked = { shouldRetry(error: unknown): unknown; takeDelay(): number; readonly limit: number };
-
 export function bindRetry(perCall: Fields, ours: Fields, method: string, call: Asked): void {
-  if (perCall.shouldRetry === undefined) Object.assign(perCall, ours);
-  else foreignFields(perCall, ours);
-  const { methods } = perCall;
-  const lower = method.toLowerCase();
+  Object.assign(perCall, ours, { jitter: undefined, backoffLimit: Number.POSITIVE_INFINITY });
+  const methods = ours.methods as string[];
   // A new array: ky 1 shares the per-call one with the instance.
-  if (Array.isArray(methods) && !methods.includes(lower)) perCall.methods = [...methods, lower];
+  if (!methods.includes(method.toLowerCase())) perCall.methods = [...methods, method.toLowerCase()];
   perCall.shouldRetry = ({ error }: { error: unknown }) => call.shouldRetry(error);
   perCall.delay = () => call.takeDelay();
   perCall.limit = call.limit;
-}
-
-/** ky's own `retry` of the instance: a number or `{ limit }` is `retries`; any other field is rejected. */
-export function retriesFromKyRetry(retry: unknown): Pick<BackoffOptions, 'retries'> {
-  if (typeof retry === 'number') return { retries: retry };
-  if (retry === undefined) return {};
-  if (typeof retry !== 'object' || retry === null || Array.isArray(retry)) {
-    throw new TypeError("Expected ky's `retry` option to be a number or `{ limit }` under kyBackoff.");
-  }
-  foreignFields(retry, {});
-  const { limit } = retry as { limit?: number };
-  return limit === undefined ? {} : { retries: limit };
 }

@@ -85,6 +85,20 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
       expect(getBackoffResult(error)).toMatchObject({ attempts: 1, reason: 'timeout-not-retried' });
     });
 
+    const kyRetry = { retry: { retryOnTimeout: false } };
+    for (const [way, kyOptions, perRequest] of [
+      ['on the instance', kyRetry, {}],
+      ['per request', {}, kyRetry],
+    ] as const) {
+      it(`ky's own \`retry.retryOnTimeout: false\` ${way} is \`retryOnTimeout: false\``, async () => {
+        const { api, server } = await setup(['hang', 200], {}, kyOptions);
+        const error = await (await timeOut(server, () => api(`${server.url}/slow`, perRequest))).pending;
+        expect(kyErrorKind(client, error)).toBe('timeout');
+        expect(server.hits).toHaveLength(1);
+        expect(getBackoffResult(error)).toMatchObject({ attempts: 1, reason: 'timeout-not-retried' });
+      });
+    }
+
     it('a keyless POST that times out is not sent again', async () => {
       const { api, server } = await setup(['hang', 201]);
       const { pending } = await timeOut(server, () =>

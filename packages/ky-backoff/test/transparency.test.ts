@@ -155,7 +155,7 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
       expect(received[0]).toBe(body);
     });
 
-    it("ky's `retry` option: 0 sends once, a number or { limit } is `retries`, a replaced field throws naming it", async () => {
+    it("ky's `retry` option: 0 sends once, a number or { limit } is `retries`, a field that is not ky's throws naming it", async () => {
       const once = server.script('/once', [503, 200]);
       const error = await wrap(client.ky.create({ retry: 0 }))(`${API}/once`).catch((e: unknown) => e);
       expect(kyErrorKind(client, error)).toBe('http');
@@ -176,18 +176,16 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
       await wrap(client.ky)(`${API}/per-request`, { retry: 0 }).catch(() => undefined);
       expect(perRequest.hits).toHaveLength(1);
 
-      // A request's own retry object with a field kyBackoff decides rejects the call, naming it; nothing is sent.
+      // A request's own retry object with a field that is not ky's rejects the call, naming it; nothing is sent.
       const fields = server.script('/fields', [503, 200]);
-      await expect(
-        wrap(client.ky)(`${API}/fields`, {
-          retry: { limit: 1, statusCodes: [500], shouldRetry: () => true },
-        }),
-      ).rejects.toThrow(/`retry\.statusCodes`, `retry\.shouldRetry` cannot be used with it/);
+      await expect(wrap(client.ky)(`${API}/fields`, { retry: { limit: 1, tries: 2 } })).rejects.toThrow(
+        /got `retry\.tries`: kyBackoff gives nothing else a meaning/,
+      );
       expect(fields.hits).toHaveLength(0);
 
-      expect(() => wrap(client.ky.create({ retry: { limit: 2, methods: ['get'], delay: () => 1 } }))).toThrow(
+      expect(() => wrap(client.ky.create({ retry: { limit: 2, factor: 2, retries: 1 } }))).toThrow(
         new TypeError(
-          "kyBackoff replaces ky's retry settings: `retry.methods`, `retry.delay` cannot be used with it; give `retry` as a number or `{ limit }`.",
+          "Expected ky's `retry` to hold ky's fields only (limit, methods, statusCodes, afterStatusCodes, backoffLimit, maxRetryAfter, retryOnTimeout, delay, jitter, shouldRetry; jitter a boolean or a function), got `retry.factor`, `retry.retries`: kyBackoff gives nothing else a meaning. Give backoff-core's options to kyBackoff or as `backoff`.",
         ),
       );
     });
@@ -229,6 +227,20 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
         expect(next.hits).toHaveLength(2);
       },
     );
+
+    // Found by ky's own suite ("does not throw for opaque responses", "timeout bounds a never-ending successful
+    // response body"): ky clones each response for kyBackoff's afterResponse hook, and that clone must not replace it.
+    it("a request's own fetch: the caller gets the Response it returned, own properties and all", async () => {
+      server.script('/own-response', [503, 200]);
+      const own = async (input: Request) => {
+        const response = await fetch(input);
+        Object.defineProperty(response, 'fromOwnFetch', { value: true });
+        return response;
+      };
+      const response = await wrap(client.ky)(`${API}/own-response`, { fetch: own });
+      expect(response.status).toBe(200);
+      expect((response as Response & { fromOwnFetch?: boolean }).fromOwnFetch).toBe(true);
+    });
 
     // Found by ky's own suite ("init hook runs only once even with retries"): a request's own `fetch` replaces
     // kyBackoff's for that call, so a new attempt must be known from ky's beforeRetry too.

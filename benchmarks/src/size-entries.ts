@@ -21,35 +21,35 @@ export const SIZE_ENTRIES: readonly SizeEntry[] = [
     name: 'axios-backoff (with backoff-core)',
     path: 'src/size/axios-backoff-only.ts',
     external: ['axios'],
-    budget: 10_430,
+    budget: 10_600,
   },
   {
     name: 'ky-backoff (with backoff-core)',
     path: 'src/size/ky-backoff-only.ts',
     external: ['ky'],
-    budget: 11_080,
+    budget: 11_790,
   },
   {
     name: 'axios-backoff + CircuitBreaker + BackoffMetrics',
     path: 'src/size/axios-backoff-resilience.ts',
     external: ['axios'],
-    budget: 14_350,
+    budget: 14_510,
   },
   {
     name: 'ky-backoff + CircuitBreaker + BackoffMetrics',
     path: 'src/size/ky-backoff-resilience.ts',
     external: ['ky'],
-    budget: 14_940,
+    budget: 15_660,
   },
   // What a user who calls only `withBackoff(fetch)` ships.
   {
     name: 'withBackoff (backoff-core)',
     path: 'src/size/with-backoff-only.ts',
     external: [],
-    budget: 9080,
+    budget: 9270,
   },
   // The whole package, CircuitBreaker and BackoffMetrics included.
-  { name: 'backoff-core', path: '../packages/backoff-core/src/index.ts', external: [], budget: 13_070 },
+  { name: 'backoff-core', path: '../packages/backoff-core/src/index.ts', external: [], budget: 13_250 },
   // The adapters' own code alone: what they would weigh on top of a core the page already has.
   {
     name: 'axios-backoff alone (core external)',

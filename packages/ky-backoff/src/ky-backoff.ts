@@ -34,10 +34,9 @@ const view = (args: unknown[], error?: 'error') =>
       ? { error: args[0], options: (args[0] as View | undefined)?.options }
       : { request: args[0], options: args[1], response: args[2] }) as View;
 /**
- * A new ky instance, extended from `instance`, whose retries backoff-core decides: its hooks and options stay,
- * its `totalTimeout` is a deadline, its `retry` fields are the core's options. Per request, `backoff` overrides
- * them or turns retries off (`false`). The caller gets ky's response or error, carrying the result.
- */
+ * Returns a NEW ky instance, extended from `instance`: use it, `const api = kyBackoff(ky.create(...))`; `instance`
+ * itself keeps ky's own retry. Its hooks and options stay, its `totalTimeout` is a deadline, its `retry` fields are
+ * the core's options; per request, `backoff` overrides them or turns retries off (`false`). */
 export function kyBackoff<Instance extends KyInstanceLike>(
   instance: Instance,
   options?: KyBackoffOptions,

@@ -132,7 +132,7 @@ describe('the bench at a tiny size', () => {
     );
     expect(markdown).toMatch(/the 3 µs calibration read as [+-][\d.]+ µs/);
     expect(markdown).toMatch(
-      /axios \+ axios-backoff [\d,]+ B \(target ≤ 4\.3 kB (met|missed)\); fetch \+ withBackoff [\d,]+ B \(target ≤ 2\.3 kB (met|missed)\); ky \+ ky-backoff [\d,]+ B \(target ≤ 12\.7 kB (met|missed)\)/,
+      /axios \+ axios-backoff -?[\d,]+ B \(target ≤ 4\.3 kB (met|missed)\); fetch \+ withBackoff -?[\d,]+ B \(target ≤ 2\.3 kB (met|missed)\); ky \+ ky-backoff -?[\d,]+ B \(target ≤ 12\.7 kB (met|missed)\)/,
     );
     expect(markdown).not.toMatch(/min\+gzip: target/);
   });

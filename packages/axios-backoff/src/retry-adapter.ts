@@ -128,7 +128,9 @@ class AxiosAttempts implements Attempts<AxiosResponse> {
   }
 
   send(): Promise<AxiosResponse> {
-    return this.#adapter(this.#config);
+    // Called as a plain function, as axios calls it: an adapter may be a method that `this` would confuse.
+    const adapter = this.#adapter;
+    return adapter(this.#config);
   }
 
   outcome(settled: Settled<AxiosResponse>): Outcome {

@@ -65,7 +65,9 @@ class FetchAttempts implements Attempts<Response> {
   }
 
   send(): Promise<Response> {
-    return this.#send(this.#input, this.init);
+    // Called as a plain function: a browser's own `fetch` throws "Illegal invocation" when called on another object.
+    const send = this.#send;
+    return send(this.#input, this.init);
   }
 
   outcome(settled: Settled<Response>): Outcome {

@@ -252,3 +252,16 @@ describe('withBackoff per-request override', () => {
     expect(send).not.toHaveBeenCalled();
   });
 });
+
+describe('the fetch it is given', () => {
+  it('is called as a plain function, as a browser needs its own fetch called (else "Illegal invocation")', async () => {
+    // What a browser's fetch does when called as a method of another object.
+    const fetchLikeABrowser = function (this: unknown): Promise<Response> {
+      if (this !== undefined && this !== globalThis)
+        throw new TypeError("Failed to execute 'fetch': Illegal invocation");
+      return Promise.resolve(new Response('ok'));
+    };
+    const response = await withBackoff(fetchLikeABrowser, { budget: false })('https://api.test/items');
+    expect(await response.text()).toBe('ok');
+  });
+});

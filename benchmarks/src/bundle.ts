@@ -7,7 +7,7 @@ const BENCH_DIR = fileURLToPath(new URL('..', import.meta.url));
 
 /**
  * Bundles `entry` as every size measure does (esbuild with ESBUILD_OPTIONS: bundle, minify, tree-shake, the
- * client external), with `plugins` on top when a measure changes what is bundled (src/unused-cost.ts).
+ * client external), with `plugins` on top when a measure changes what is bundled.
  */
 export async function bundle(entry: Pick<SizeEntry, 'name' | 'path' | 'external'>, plugins: Plugin[] = []) {
   const result = await build({

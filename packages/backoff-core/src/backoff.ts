@@ -11,7 +11,7 @@ export interface Backoff {
   /** The budget shared by every request of this policy, or `undefined` when budgets are off. */
   readonly budget: RetryBudget | undefined;
   /**
-   * Starts the retry state of one logical request. When the core generates an Idempotency-Key for it
+   * Starts the call of one logical request. When the core generates an Idempotency-Key for it
    * (`idempotencyKey`), `stamp(name, key)` puts the key on the outgoing request and returns the headers as they
    * will be sent: the core reads the key back from them, so a client that drops the header never makes it
    * believe a key is there. Throws a `CircuitOpenError` when the request's origin has an open circuit (only with

@@ -4,13 +4,10 @@ import {
   classifyNetworkFailure,
   type ErrorKind,
   fetchRedirected,
+  field,
   type HeadersLike,
   type Outcome,
 } from 'backoff-core/adapter';
-
-function field(value: unknown, key: string): unknown {
-  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
-}
 
 /** An axios error in the core's terms, by axios's codes for both the http/xhr and the fetch adapters. */
 export function axiosErrorKind(error: unknown): ErrorKind {

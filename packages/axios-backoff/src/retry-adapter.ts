@@ -9,11 +9,12 @@ import {
   type Attempts,
   type Outcome,
   type RetryState,
+  replayableBody,
   type Settled,
   sendAttempts,
 } from 'backoff-core/adapter';
 import { type AdapterSetting, resolveAdapter } from './axios-compat.js';
-import { discardResponse, isReplayable } from './body.js';
+import { discardResponse } from './body.js';
 import { cancellation, waitSignal } from './cancel.js';
 import { errorOutcome, rejectedResponse, responseOutcome } from './outcome.js';
 import { withResult } from './result.js';
@@ -104,7 +105,7 @@ function sendWithRetries(
         method: config.method,
         url: requestUrl(config),
         headers: config.headers,
-        replayable: isReplayable(config.data),
+        replayable: replayableBody(config.data),
       },
       // A header the caller set to `false` (axios's "never send it") is kept as it is: no key goes out.
       (name, key) => config.headers.set(name, key),

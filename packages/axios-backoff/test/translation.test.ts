@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import axios, { AxiosError, type InternalAxiosRequestConfig } from 'axios';
+import { replayableBody } from 'backoff-core/adapter';
 import { describe, expect, it } from 'vitest';
-import { isReplayable } from '../src/body.ts';
 import { axiosErrorKind, errorOutcome } from '../src/outcome.ts';
 import { requestUrl } from '../src/url.ts';
 
@@ -106,7 +106,7 @@ describe('errorOutcome', () => {
   });
 });
 
-describe('isReplayable', () => {
+describe('replayableBody, on the bodies axios hands its adapter', () => {
   it.each([
     ['no body', undefined, true],
     ['a string', '{"n":1}', true],
@@ -127,7 +127,7 @@ describe('isReplayable', () => {
     ],
     ['a pipe-able stream (form-data)', { pipe: () => {} }, false],
   ])('%s: %s', (_name, body, expected) => {
-    expect(isReplayable(body)).toBe(expected);
+    expect(replayableBody(body)).toBe(expected);
   });
 });
 

@@ -2,6 +2,7 @@
 // classify a client's errors, the key stamp, and the result the caller's response or error carries.
 export { type Attempts, type Settled, sendAttempts } from './attempts.js';
 export type { Stamp } from './backoff.js';
+export { replayableBody } from './body.js';
 export { isRetryBudget, type RetryKind } from './budget.js';
 export {
   type Decision,
@@ -13,7 +14,7 @@ export {
 export type { FetchLike } from './fetch.js';
 export { type HeaderGetter, type HeadersLike, headerGetter } from './headers.js';
 export { parseHttpDate } from './http-date.js';
-export { fetchRedirected } from './not-sent.js';
+export { fetchRedirected, field } from './not-sent.js';
 export { DEFAULTS, type ResolvedOptions } from './options.js';
 export { classifyError, classifyNetworkFailure, type ErrorKind, type Outcome } from './outcome.js';
 export { attachResult } from './result.js';

@@ -182,8 +182,8 @@ export class RetryState {
     return Object.freeze({
       attempts: this.#attempts,
       totalDelay: this.#totalDelay,
-      reason: this.#last?.reason ?? 'success',
-      serverDelay: this.#last?.serverDelay,
+      reason: last?.reason ?? 'success',
+      serverDelay: last?.serverDelay,
     });
   }
 

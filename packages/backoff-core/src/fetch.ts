@@ -1,5 +1,6 @@
 import { type Attempts, type Settled, sendAttempts } from './attempts.js';
 import { type Backoff, createBackoff } from './backoff.js';
+import { replayableBody } from './body.js';
 import type { BackoffResult } from './events.js';
 import { fetchRedirected } from './not-sent.js';
 import type { BackoffOptions } from './options.js';
@@ -26,16 +27,6 @@ export interface BackoffRequestInit extends RequestInit {
 export type FetchWithBackoff = ((input: FetchInput, init?: BackoffRequestInit) => Promise<Response>) & {
   readonly backoff: Backoff;
 };
-
-/**
- * Bodies that fetch can send again as they are: strings, buffers, Blobs, FormData, URLSearchParams. A
- * ReadableStream (or any async iterable) is consumed by the first attempt, so it is never re-sent.
- */
-function replayable(body: RequestInit['body'] | undefined): boolean {
-  if (body === undefined || body === null || typeof body === 'string') return true;
-  if (typeof ReadableStream !== 'undefined' && body instanceof ReadableStream) return false;
-  return !(Symbol.asyncIterator in (body as object));
-}
 
 function urlOf(input: FetchInput): string {
   if (typeof input === 'string') return input;
@@ -139,7 +130,7 @@ export function withBackoff(fetchFn?: FetchLike, options?: BackoffOptions<Respon
         method: init?.method ?? request?.method,
         url: urlOf(input),
         headers: headers === undefined ? undefined : new Headers(headers),
-        replayable: init?.body === undefined ? !request?.body : replayable(init.body),
+        replayable: init?.body === undefined ? !request?.body : replayableBody(init.body),
       },
       // Only when the user opted in: a new header can turn a simple CORS request into a preflighted one.
       (name, key) => {

@@ -49,28 +49,6 @@ const DEFAULT_PORTS: Readonly<Record<string, number>> = {
 };
 const IP_LITERAL = /^(?:\d{1,3}(?:\.\d{1,3}){3}|[\da-f:.]*:[\da-f:.]*)$/i;
 
-/** One destination an error names: a DNS error's `hostname`, a connect error's `address` and `port`. */
-interface NamedDestination {
-  hostname?: string;
-  address?: string;
-  port?: number;
-}
-
-function destinationsNamed(error: unknown): NamedDestination[] {
-  const named: NamedDestination[] = [];
-  for (const node of chain(error, true)) {
-    const hostname = field(node, 'hostname');
-    const address = field(node, 'address');
-    const port = field(node, 'port');
-    const destination: NamedDestination = {};
-    if (typeof hostname === 'string') destination.hostname = hostname.toLowerCase();
-    if (typeof address === 'string') destination.address = address.toLowerCase();
-    if (typeof port === 'number') destination.port = port;
-    if (Object.keys(destination).length > 0) named.push(destination);
-  }
-  return named;
-}
-
 /**
  * Whether a failure that happened before any connection (see `isNotSentCode`) proves that no attempt of the
  * request reached a server, through any redirect. `redirected` is what the client can tell about this attempt:
@@ -104,16 +82,20 @@ export function provesNotSent(
   const port = target.port === '' ? DEFAULT_PORTS[target.protocol] : Number(target.port);
   const ipLiteral = IP_LITERAL.test(host);
   let provedOwn = false;
-  for (const destination of destinationsNamed(error)) {
-    if (destination.hostname !== undefined) {
-      if (destination.hostname !== host) return false;
+  // Each error on the chain may name a destination: a DNS error its `hostname`, a connect error `address` and `port`.
+  for (const node of chain(error, true)) {
+    const hostname = field(node, 'hostname');
+    const address = field(node, 'address');
+    const errorPort = field(node, 'port');
+    const samePort = typeof errorPort === 'number' && errorPort === port;
+    if (typeof errorPort === 'number' && port !== undefined && !samePort) return false;
+    if (typeof hostname === 'string') {
+      if (hostname.toLowerCase() !== host) return false;
       provedOwn = true;
     }
-    if (destination.port !== undefined && port !== undefined && destination.port !== port) return false;
-    if (destination.address !== undefined) {
-      if (!ipLiteral) continue;
-      if (destination.address !== host) return false;
-      provedOwn ||= destination.port !== undefined && destination.port === port;
+    if (typeof address === 'string' && ipLiteral) {
+      if (address.toLowerCase() !== host) return false;
+      provedOwn ||= samePort;
     }
   }
   return redirected === false || provedOwn;

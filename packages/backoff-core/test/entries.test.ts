@@ -26,9 +26,11 @@ describe('the public surface', () => {
       'classifyError',
       'classifyNetworkFailure',
       'fetchRedirected',
+      'field',
       'headerGetter',
       'isRetryBudget',
       'parseHttpDate',
+      'replayableBody',
       'sendAttempts',
       'sleep',
     ]);

@@ -1,6 +1,13 @@
 import type { Backoff, BackoffOptions, BackoffResult } from 'backoff-core';
 import type { Decision, Outcome, RetryDecision, RetryState } from 'backoff-core/adapter';
-import { attachResult, classifyError, classifyNetworkFailure, fetchRedirected } from 'backoff-core/adapter';
+import {
+  attachResult,
+  classifyError,
+  classifyNetworkFailure,
+  fetchRedirected,
+  field,
+  replayableBody,
+} from 'backoff-core/adapter';
 import { withoutMergeArtefact } from './ky-retry.js';
 
 /** The instance's own `ky.retry` (ky matches its marker with `instanceof`: a bundled copy would not do). */
@@ -16,7 +23,6 @@ type Shared = {
 /** What a call reads of ky's hook options (ky 2 strips its own options, `throwHttpErrors` too). */
 export type HookOptions = { readonly [key in 'body' | 'backoff' | 'retry' | 'throwHttpErrors']?: unknown };
 
-const field = (value: unknown, key: string): unknown => Object(value)[key];
 function answered(response: Response): Outcome {
   const { status, headers } = response;
   return { type: 'response', status, headers, response };
@@ -24,11 +30,6 @@ function answered(response: Response): Outcome {
 // ky's errors by name, as ky's own guards do; `AbortSignal.timeout()`'s DOMException TimeoutError is the caller's.
 const isKyError = (error: unknown, name: string) =>
   field(error, 'name') === name && !(error instanceof DOMException);
-// A stream or async iterable body is consumed by the first attempt; a Request given as input brings a stream.
-const replayable = (request: Request, body: unknown) =>
-  body == null
-    ? request.body === null
-    : !(body instanceof ReadableStream || Symbol.asyncIterator in Object(body));
 /** ky 2's NetworkError wraps fetch's error as `cause`: the core classifies that, else ky's verdict stands. */
 function errorKind(error: unknown, aborted: boolean) {
   if (aborted) return 'abort';
@@ -66,7 +67,8 @@ export class KyCall {
   constructor(shared: Shared, request: Request, options: HookOptions, ky2: boolean) {
     const { policy, marker, deadline, throws } = shared;
     const { backoff } = options;
-    const once = !replayable(request, options.body);
+    // A Request given as the input brings its own body, a stream.
+    const once = options.body == null ? request.body !== null : !replayableBody(options.body);
     this.#request = request;
     this.#unsent = request.signal.aborted;
     this.#marker = marker;
@@ -83,8 +85,7 @@ export class KyCall {
     if (!this.#throws && marker === undefined) own = own.extend({ retries: 0 });
     this.#retries = own.options.retries;
     this.#keepsCopies = ky2 && own.options.shouldRetry !== undefined;
-    // ky 2 tees a body for retries only when its limit is above 0. With `backoff: false` ky's limit keeps ky's
-    // meaning: it bounds the retries your hooks force.
+    // ky 2 tees a body only when its limit is above 0; with `backoff: false` it bounds the retries hooks force.
     const limit = once && ky2 ? 0 : Number.MAX_SAFE_INTEGER;
     this.limit = backoff === false ? Math.min(limit, this.#retries) : limit;
     const { method, url, headers } = request;

@@ -1,4 +1,4 @@
-import { describeRun, type PublishedName, packageDir, run } from './repo.ts';
+import { describeRun, needsBuild, PUBLISHED, type PublishedName, packageDir, run } from './repo.ts';
 
 export interface Packed {
   readonly name: PublishedName;
@@ -57,4 +57,20 @@ export async function pack(name: PublishedName, destination: string, options: Pa
     files: json.files.map((file) => file.path),
     manifest: JSON.parse(extract.stdout) as PackedManifest,
   };
+}
+
+/**
+ * Every published package, packed into `destination` as it is built. `pnpm test` builds just before; a run of one
+ * test file alone builds what is missing or stale first. Packing never rebuilds: other test projects running at the
+ * same time must not see dist/ disappear.
+ */
+export async function packPublished(destination: string): Promise<Record<PublishedName, Packed>> {
+  for (const name of PUBLISHED) {
+    if (!needsBuild(name)) continue;
+    const build = await run('pnpm', ['run', 'build'], { cwd: packageDir(name), timeout: 60_000 });
+    if (build.code !== 0) throw new Error(describeRun(`build of ${name}`, build));
+  }
+  const packed = {} as Record<PublishedName, Packed>;
+  for (const name of PUBLISHED) packed[name] = await pack(name, destination, { build: false });
+  return packed;
 }

@@ -3,23 +3,13 @@
 // the quick start needs comes from the adapter itself; backoff-core arrives as the adapter's own dependency. The
 // same project runs the "after" block of MIGRATING.md's axios-retry section, as a user would paste it.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Packed, pack } from '../src/pack.ts';
+import { startFlakyServer } from '../src/flaky-server.ts';
+import { type Packed, packPublished } from '../src/pack.ts';
 import { parseReadme } from '../src/readme-code.ts';
-import {
-  describeRun,
-  needsBuild,
-  npmEnv,
-  PUBLISHED,
-  type PublishedName,
-  packageDir,
-  ROOT,
-  run,
-} from '../src/repo.ts';
+import { describeRun, npmEnv, type PublishedName, packageDir, ROOT, run } from '../src/repo.ts';
 
 type Adapter = 'axios-backoff' | 'ky-backoff';
 
@@ -50,29 +40,6 @@ console.log(JSON.stringify({ data, status: response.status, attempts: getBackoff
 `,
 };
 
-/** 127.0.0.1 only: every path answers 503 twice, then 200; `hits` counts the requests per path. */
-function startServer(): Promise<{ server: Server; base: string; hits: Map<string, number> }> {
-  const hits = new Map<string, number>();
-  const server = createServer((request, response) => {
-    const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
-    const count = (hits.get(path) ?? 0) + 1;
-    hits.set(path, count);
-    request.resume();
-    if (count <= 2) response.writeHead(503).end('busy');
-    else response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
-  });
-  return new Promise((resolve) => {
-    server.listen(0, '127.0.0.1', () => {
-      resolve({ server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, hits });
-    });
-  });
-}
-
-async function stopServer(server: Server): Promise<void> {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-}
-
 const GUIDE = 'packages/axios-backoff/MIGRATING.md';
 const AFTER_MARKER = '<!-- migrating:axios-retry-after -->';
 /** The URL the guide's blocks call; the test points it at the local server. */
@@ -89,16 +56,11 @@ function guideAfterBlock(): string {
 }
 
 let work = '';
-const packed = {} as Record<PublishedName, Packed>;
+let packed: Record<PublishedName, Packed>;
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'backoff-one-install-'));
-  for (const name of PUBLISHED) {
-    if (!needsBuild(name)) continue;
-    const build = await run('pnpm', ['run', 'build'], { cwd: packageDir(name), timeout: 60_000 });
-    if (build.code !== 0) throw new Error(describeRun(`build of ${name}`, build));
-  }
-  for (const name of PUBLISHED) packed[name] = await pack(name, work, { build: false });
+  packed = await packPublished(work);
 }, 120_000);
 
 afterAll(() => {
@@ -156,14 +118,15 @@ describe.each(['axios-backoff', 'ky-backoff'] as const)(
       });
       expect(core.code).not.toBe(0);
 
-      const { server, base } = await startServer();
+      const server = await startFlakyServer(2);
+      const { base } = server;
       try {
         const result = await run('node', ['main.mjs', base], { cwd: dir, timeout: 30_000 });
         expect(result.code, describeRun('node main.mjs', result)).toBe(0);
         const output = JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '');
         expect(output).toMatchObject({ data: { ok: true }, status: 200, attempts: 3 });
       } finally {
-        await stopServer(server);
+        await server.close();
       }
     }, 150_000);
   },
@@ -175,7 +138,8 @@ describe('a fresh pnpm project with only axios-backoff and axios, moving over fr
     // Only the base URL changes, so the block must name it exactly once (else it would call the internet).
     expect(code.split(EXAMPLE_URL).length - 1, `${EXAMPLE_URL} in the block`).toBe(1);
     const dir = await freshProject('axios-backoff');
-    const { server, base, hits } = await startServer();
+    const server = await startFlakyServer(2);
+    const { base, hits } = server;
     try {
       // As a user would paste it into an ES module: it must run as JavaScript, with no types to strip.
       writeFileSync(join(dir, 'guide-after.mjs'), `${code.replace(EXAMPLE_URL, base)}\n`);
@@ -186,7 +150,7 @@ describe('a fresh pnpm project with only axios-backoff and axios, moving over fr
       expect(result.stderr).toMatch(/retry 1 of .*\/items in \d+ ms: 503/);
       expect(result.stderr).toMatch(/retry 2 of .*\/items in \d+ ms: 503/);
     } finally {
-      await stopServer(server);
+      await server.close();
     }
   }, 150_000);
 });

@@ -4,24 +4,14 @@
 // with the peers at the versions this repo tests with, and then in each project: plain Node runs one real retry
 // per package against a server on 127.0.0.1, and `tsc` (module nodenext) type-checks a file that uses them.
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import semver from 'semver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Packed, pack } from '../src/pack.ts';
-import {
-  describeRun,
-  needsBuild,
-  npmEnv,
-  PUBLISHED,
-  type PublishedName,
-  packageDir,
-  ROOT,
-  run,
-} from '../src/repo.ts';
+import { type FlakyServer, startFlakyServer } from '../src/flaky-server.ts';
+import { type Packed, packPublished } from '../src/pack.ts';
+import { describeRun, npmEnv, PUBLISHED, type PublishedName, packageDir, ROOT, run } from '../src/repo.ts';
 
 type Kind = 'esm' | 'cjs';
 
@@ -37,34 +27,9 @@ const AXIOS = readJson(join(packageDir('axios-backoff'), 'package.json')).devDep
 const KY = readJson(join(packageDir('ky-backoff'), 'package.json')).devDependencies?.ky;
 const TYPES_NODE = readJson(join(import.meta.dirname, '../package.json')).devDependencies?.['@types/node'];
 
-/** 127.0.0.1 only. Every path answers 503 the first time and 200 after; `hits` is the server-side count. */
-function startServer(): Promise<{ server: Server; base: string; hits: Map<string, number> }> {
-  const hits = new Map<string, number>();
-  const server = createServer((request, response) => {
-    const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
-    const count = (hits.get(path) ?? 0) + 1;
-    hits.set(path, count);
-    request.resume();
-    if (count === 1) {
-      response.writeHead(503, { 'content-type': 'text/plain' }).end('busy');
-    } else {
-      response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
-    }
-  });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      resolve({ server, base: `http://127.0.0.1:${port}`, hits });
-    });
-  });
-}
-
 let work = '';
-const packed = {} as Record<PublishedName, Packed>;
-let server: Server | undefined;
-let base = '';
-let hits = new Map<string, number>();
+let packed: Record<PublishedName, Packed>;
+let server: FlakyServer | undefined;
 const projects = {} as Record<Kind, string>;
 const installs = {} as Record<Kind, { code: number; output: string }>;
 
@@ -130,25 +95,15 @@ beforeAll(async () => {
   expect(AXIOS, 'axios version from axios-backoff devDependencies').toMatch(/^\d+\.\d+\.\d+$/);
   expect(KY, 'ky version from ky-backoff devDependencies').toMatch(/^\d+\.\d+\.\d+$/);
   work = mkdtempSync(join(tmpdir(), 'backoff-pack-smoke-'));
-  // `pnpm test` builds just before; a run of this project alone builds what is missing or stale. Packing never
-  // rebuilds: other test projects running at the same time must not see dist/ disappear.
-  for (const name of PUBLISHED) {
-    if (!needsBuild(name)) continue;
-    const build = await run('pnpm', ['run', 'build'], { cwd: packageDir(name), timeout: 60_000 });
-    if (build.code !== 0) throw new Error(describeRun(`build of ${name}`, build));
-  }
   const tarballs = join(work, 'tarballs');
   mkdirSync(tarballs);
-  for (const name of PUBLISHED) packed[name] = await pack(name, tarballs, { build: false });
+  packed = await packPublished(tarballs);
   await Promise.all([installProject('esm'), installProject('cjs')]);
-  ({ server, base, hits } = await startServer());
+  server = await startFlakyServer(1);
 }, 110_000);
 
 afterAll(async () => {
-  if (server !== undefined) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server?.close(resolve));
-  }
+  await server?.close();
   if (work !== '') rmSync(work, { recursive: true, force: true });
 });
 
@@ -218,7 +173,7 @@ describe.each(['esm', 'cjs'] as const)('a fresh %s project', (kind) => {
 
   it('loads every package with plain Node and makes one real retry with each (503, then 200)', async () => {
     const main = kind === 'esm' ? 'main.mjs' : 'main.cjs';
-    const result = await run(process.execPath, [main, `${base}/${kind}`], {
+    const result = await run(process.execPath, [main, `${server?.base}/${kind}`], {
       cwd: projects[kind],
       timeout: 30_000,
     });
@@ -226,7 +181,8 @@ describe.each(['esm', 'cjs'] as const)('a fresh %s project', (kind) => {
     const output = JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '');
 
     // The server's own count: each client sent exactly two requests.
-    for (const client of ['core', 'axios', 'ky']) expect(hits.get(`/${kind}/${client}`), client).toBe(2);
+    for (const client of ['core', 'axios', 'ky'])
+      expect(server?.hits.get(`/${kind}/${client}`), client).toBe(2);
     const success = { attempts: 2, totalDelay: 0, reason: 'success' };
     expect(output.core).toEqual({ status: 200, result: success });
     expect(output.axios).toEqual({ status: 200, result: success, viaSymbol: success });
@@ -285,7 +241,7 @@ describe('the two builds', () => {
   it('export the same names from ESM and CommonJS', async () => {
     const names = async (kind: Kind) => {
       const main = kind === 'esm' ? 'main.mjs' : 'main.cjs';
-      const result = await run(process.execPath, [main, `${base}/names-${kind}`], {
+      const result = await run(process.execPath, [main, `${server?.base}/names-${kind}`], {
         cwd: projects[kind],
         timeout: 30_000,
       });

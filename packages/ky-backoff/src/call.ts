@@ -19,7 +19,33 @@ type Shared = {
   deadline?: number | undefined;
   throws: unknown;
   asked(perCall: object): BackoffOptions | undefined; // the call's own ky `retry` fields
+  /** Whether a response is decided in `afterResponse`, after the instance's own hooks there, or when fetched. */
+  afterHooks: boolean;
+  copies: Copies;
 };
+const LINK = 'x-ky-backoff-link';
+/**
+ * ky 2 sends the retry after its own timeout as a new Request, made from the one it showed our hooks: a header
+ * links the two, and kyBackoff's fetch takes it off before anything is sent.
+ */
+export class Copies {
+  readonly #calls = new Map<string, KyCall>();
+  #count = 0;
+  link(call: KyCall, request: Request): void {
+    const id = String(++this.#count);
+    request.headers.set(LINK, id);
+    this.#calls.set(id, call);
+  }
+  /** The call a request is linked to, if any; the link is gone after. */
+  take(request: Request): KyCall | undefined {
+    const id = request.headers.get(LINK);
+    if (id === null) return undefined;
+    request.headers.delete(LINK);
+    const call = this.#calls.get(id);
+    this.#calls.delete(id);
+    return call;
+  }
+}
 /** What a call reads of ky's hook options (ky 2 strips its own options, `throwHttpErrors` too). */
 export type HookOptions = { readonly [key in 'body' | 'backoff' | 'retry' | 'throwHttpErrors']?: unknown };
 
@@ -57,16 +83,21 @@ export class KyCall {
   #request: Request;
   #decided: Decision | undefined;
   readonly #unsent: boolean; // the caller's signal was aborted before the call: fetch sends nothing
-  /** The response fetch returned, when kyBackoff's fetch saw this attempt (`#seen`: any attempt of the call). */
+  /** The response fetch returned, when kyBackoff's fetch saw this attempt. */
   #fetched: Response | undefined;
   #copy: Response | undefined;
-  #seen = false;
   #kyDelay = 0; // a wait left to ky (after ky's own timeout), which its `delay` returns once
   #refused: BackoffResult | undefined;
+  readonly #shared: Shared;
+  readonly #ky2: boolean;
+  /** ky 2 sends the next attempt as a copy of the next request it shows (after its own timeout): linked by a header. */
+  #relink: 'next' | 'linked' | undefined;
 
   constructor(shared: Shared, request: Request, options: HookOptions, ky2: boolean) {
     const { policy, marker, deadline, throws } = shared;
     const { backoff } = options;
+    this.#shared = shared;
+    this.#ky2 = ky2;
     // A Request given as the input brings its own body, a stream.
     const once = options.body == null ? request.body !== null : !replayableBody(options.body);
     this.#request = request;
@@ -100,17 +131,19 @@ export class KyCall {
   /** A new attempt is about to go out (beforeRequest, beforeRetry): nothing of it is known yet. */
   begin(request: unknown): void {
     this.#decided = this.#fetched = this.#copy = undefined;
-    if (request instanceof Request) {
-      this.#request = request;
-      this.state?.sent(request.headers);
-    }
+    if (!(request instanceof Request)) return;
+    this.#request = request;
+    // ky clones the request it sends for the next attempt: a link of an earlier attempt goes with it.
+    if (this.#relink === 'linked') this.#shared.copies.take(request);
+    this.state?.sent(request.headers);
+    if (this.#relink === 'next') this.#shared.copies.link(this, request);
+    this.#relink = this.#relink && 'linked';
   }
   fetched(pending: Promise<Response>): Promise<Response> {
-    this.#seen = true;
     return pending.then((response) => {
       this.#fetched = response;
       if (this.#keepsCopies && !response.ok) this.#copy = response.clone();
-      return response;
+      return this.#shared.afterHooks ? response : (this.answer(response, false) as Promise<Response>);
     });
   }
   /** ky's `delay`: 0, as the core has waited, unless the wait was left to ky. */
@@ -119,23 +152,25 @@ export class KyCall {
     this.#kyDelay = 0;
     return delay;
   }
-  /** After the instance's afterResponse hooks: an OK response, or a failed status ky will not throw for. */
-  async afterResponse(response: Response): Promise<unknown> {
+  /**
+   * An OK response, or a failed status ky does not throw for: decided as fetch returns it, or after the instance's
+   * own afterResponse hooks (`hook`: it is then ky's copy). Retried by `ky.retry()` from a hook, else by an error ky
+   * retries (fetch cannot return ky's marker, and ky 1.13 has none): `shouldRetry` then waits.
+   */
+  async answer(response: Response, hook: boolean): Promise<unknown> {
     const { state } = this;
     if (state === undefined || this.#decided !== undefined || (!response.ok && this.#throws))
-      return undefined;
+      return hook ? undefined : response;
     const decision = await this.#decide(answered(response), undefined);
-    if (decision.retry) {
-      if (this.#marker === undefined) throw new RetriedResponseError(response);
+    if (decision.retry && hook && this.#marker !== undefined) {
       await this.#pause(decision, this.#request.signal);
       return this.#marker({ delay: this.takeDelay(), code: `backoff:${decision.reason}` });
     }
-    // The caller gets fetch's own response when kyBackoff's fetch saw this attempt, else this copy (ky 2 after its
-    // timeout), unless a request's own `fetch` sent them all. A copy not handed on is cancelled (ky 1.13's tee).
+    if (hook || decision.retry) response.body?.cancel().catch(() => {});
+    if (decision.retry) throw new RetriedResponseError(response);
+    // The caller gets fetch's own response, not ky's copy.
     attachResult(this.#fetched ?? response, state.result());
-    if (this.#fetched === undefined && this.#seen) return response;
-    response.body?.cancel().catch(() => {});
-    return undefined;
+    return hook ? undefined : response;
   }
   /** ky's `shouldRetry`, about each failed attempt: the core decides, and a retry waits before ky hears `true`. */
   shouldRetry(error: unknown): boolean | Promise<boolean> {
@@ -176,6 +211,7 @@ export class KyCall {
   /** Puts the result on the error; an attempt ky ended without asking (totalTimeout, limit 0) is recorded first. */
   beforeError(error: unknown): Promise<void> | undefined {
     const { state } = this;
+    if (this.#relink) this.#shared.copies.take(this.#request); // ky sent no copy
     if (state === undefined || this.#abandoned(error)) return undefined;
     let pending: Decision | Promise<Decision> | undefined;
     if (this.#decided === undefined && this.limit > 0 && isKyError(error, 'TimeoutError')) {
@@ -220,6 +256,8 @@ export class KyCall {
     const waited = left ? state.announce(decision) : state.wait(decision, signal);
     return waited.then(() => {
       if (left) this.#kyDelay = decision.delay;
+      // ky 2 then sends a new Request, made from the next one it shows us (ky 1 shows that one too).
+      if (left && this.#ky2) this.#relink = 'next';
       return true as const;
     }, this.#ended);
   }

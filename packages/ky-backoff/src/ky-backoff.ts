@@ -4,15 +4,15 @@
  *                  ky `retry` fields set per request, by `.extend()` or `init` are the call's options (ky-retry.ts).
  *   beforeRequest  the call starts (KyCall, around the core's RetryState, which stamps an Idempotency-Key), and
  *                  binds ky's per-call `retry`: `shouldRetry`, `delay` and `limit` ("keep asking me").
- *   fetch          kyBackoff's fetch notes the response: the object the caller will get.
- *   afterResponse  after the instance's own hooks, an OK response is decided (a 2xx retried via `ky.retry()`).
+ *   fetch          kyBackoff's fetch notes the response (the object the caller will get) and decides an OK one,
+ *                  or with afterResponse hooks of the instance's own, after them (a 2xx retried by `ky.retry()`).
  *   shouldRetry    ky's HTTPError, network error or timeout is decided; a retry waits here (KyCall#pause), then
  *                  ky hears `true` and its `delay` is 0 (after ky's own timeout: the wait ky makes itself).
  *   beforeRetry    the next attempt starts; fetch ... until the core stops: ky returns the response, or its
  *                  error, which beforeError gives the result (a retry a hook forced with `ky.retry()` counts).
  */
 import { createBackoff } from 'backoff-core';
-import { type HookOptions, KyCall, type RetryMarker } from './call.js';
+import { Copies, type HookOptions, KyCall, type RetryMarker } from './call.js';
 import { bindRetry, fromKyRetry, kyRetryOptions, requestFields } from './ky-retry.js';
 import type { KyBackoffOptions, KyInstanceLike } from './types.js';
 
@@ -71,10 +71,22 @@ export function kyBackoff<Instance extends KyInstanceLike>(
     // options sent again (`ky(request, options)`): their `retry` is bound to the call they came from (`calls`).
     const asked = (perCall: object) =>
       requestFields(perCall as typeof retry, retry, parent.retry, policy.options, calls);
-    const shared = { policy, marker, deadline: total, throws: parent.throwHttpErrors ?? true, asked };
+    // The instance's own afterResponse hooks may change a response: it is then decided after them. Else it is
+    // decided in kyBackoff's fetch, and ky clones no response for a hook of ours.
+    const afterHooks = (parent.hooks?.afterResponse?.length ?? 0) > 0;
     // The one link from ky's per-call objects to their call: ky's per-call copy of `retry` (every hook's options
-    // hold it), and each request a hook of ours saw about to go out (kyBackoff's fetch gets it).
+    // hold it), and each request a hook of ours saw about to go out (kyBackoff's fetch gets it), or its copy.
     const calls = new WeakMap<object, KyCall>();
+    const copies = new Copies();
+    const shared = {
+      policy,
+      marker,
+      deadline: total,
+      throws: parent.throwHttpErrors ?? true,
+      asked,
+      afterHooks,
+      copies,
+    };
     const callOf = (o?: HookOptions) => (isObject(o?.retry) ? calls.get(o.retry) : undefined);
     const begin = (call: KyCall, request: unknown) => {
       if (isObject(request)) calls.set(request, call);
@@ -83,8 +95,8 @@ export function kyBackoff<Instance extends KyInstanceLike>(
     const fetch: FetchFunction = (input, init) => {
       // ky passes the options it does not know on to `fetch`: `backoff` is kyBackoff's.
       const { backoff: _, ...rest } = init ?? {};
+      const call = input instanceof Request ? (calls.get(input) ?? copies.take(input)) : undefined;
       const response = ((parent.fetch as FetchFunction) ?? globalThis.fetch)(input as Request, init && rest);
-      const call = isObject(input) ? calls.get(input) : undefined;
       return call === undefined ? response : call.fetched(response);
     };
     // ky 2: once per call; ky 1: before every attempt.
@@ -107,7 +119,7 @@ export function kyBackoff<Instance extends KyInstanceLike>(
     };
     const afterResponse = (...args: unknown[]) => {
       const { options, response } = view(args);
-      return callOf(options)?.afterResponse(response);
+      return callOf(options)?.answer(response, true);
     };
     // ky 2: once, for the final error; ky 1: for each HTTPError.
     const beforeError = (...args: unknown[]) => {
@@ -115,7 +127,8 @@ export function kyBackoff<Instance extends KyInstanceLike>(
       const pending = callOf(options)?.beforeError(error);
       return pending === undefined ? error : pending.then(() => error);
     };
-    const hooks = Object.entries({ beforeRequest, beforeRetry, afterResponse, beforeError });
+    const ours = { beforeRequest, beforeRetry, beforeError, ...(afterHooks && { afterResponse }) };
+    const hooks = Object.entries(ours);
     return { retry, fetch, hooks: Object.fromEntries(hooks.map(([name, hook]) => [name, [mark(hook)]])) };
   });
 }

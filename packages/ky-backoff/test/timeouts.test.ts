@@ -77,6 +77,19 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
       expect(getBackoffResult(response)).toMatchObject({ attempts: 2, totalDelay: 500 });
     });
 
+    it('the retry after ky’s own timeout goes out with exactly the headers of the first attempt', async () => {
+      const { api, server } = await setup(['hang', 200, 200]);
+      const { pending } = await timeOut(server, () => api(`${server.url}/slow`, { headers: { 'x-a': '1' } }));
+      await vi.advanceTimersByTimeAsync(500);
+      vi.useRealTimers();
+      expect(getBackoffResult(await pending)).toMatchObject({ attempts: 2, reason: 'success' });
+      // The next call on the instance is its own call, however the earlier one was linked.
+      expect(getBackoffResult(await api(`${server.url}/next`))).toMatchObject({ attempts: 1 });
+      const [first, retry] = server.hits.map((hit) => hit.headers);
+      expect(retry).toEqual(first);
+      expect(server.hits).toHaveLength(3);
+    });
+
     it('with retryOnTimeout: false the timeout is final, and it is ky’s own TimeoutError', async () => {
       const { api, server } = await setup(['hang', 200], { retryOnTimeout: false });
       const error = await (await timeOut(server, () => api(`${server.url}/slow`))).pending;

@@ -50,6 +50,26 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
       expect(getBackoffResult(response)).toMatchObject({ attempts: 2, reason: 'success' });
     });
 
+    it('a success costs no copy of the response when the instance has no afterResponse hook of its own', async () => {
+      server.script('/items', [200]);
+      let clones = 0;
+      const counting = async (input: Request) => {
+        const response = await fetch(input);
+        const clone = response.clone.bind(response);
+        return Object.assign(response, {
+          clone: () => {
+            clones++;
+            return clone();
+          },
+        });
+      };
+      const response = await wrap(client.ky.create({ fetch: counting }))(`${API}/items`);
+      expect(await response.text()).not.toBe('');
+      expect(getBackoffResult(response)).toMatchObject({ attempts: 1, reason: 'success' });
+      // ky hands each afterResponse hook a clone of the response: kyBackoff adds none.
+      expect(clones).toBe(0);
+    });
+
     it('a Response made by a beforeRequest or beforeRetry hook is not sent, and is thrown as ky throws it', async () => {
       const route = server.script('/synthetic', [200]);
       const synthetic = () => new Response('made by a hook', { status: 503 });

@@ -6,6 +6,7 @@ import {
   classifyNetworkFailure,
   fetchRedirected,
   field,
+  raceRequest,
   replayableBody,
 } from 'backoff-core/adapter';
 import { withoutMergeArtefact } from './ky-retry.js';
@@ -105,8 +106,9 @@ export class KyCall {
       this.state?.sent(request.headers);
     }
   }
-  fetched(pending: Promise<Response>): Promise<Response> {
+  fetch(request: Request, send: (request: Request) => Promise<Response>): Promise<Response> {
     this.#seen = true;
+    const pending = (this.state && raceRequest(this.state, request, send, errorKind)) ?? send(request);
     return pending.then((response) => {
       this.#fetched = response;
       if (this.#keepsCopies && !response.ok) this.#copy = response.clone();

@@ -11,7 +11,7 @@ export {
   RetryState,
   type StopDecision,
 } from './decision.js';
-export type { FetchLike } from './fetch.js';
+export { type FetchLike, raceRequest } from './fetch.js';
 export { type HeaderGetter, type HeadersLike, headerGetter } from './headers.js';
 export { parseHttpDate } from './http-date.js';
 export { fetchRedirected, field } from './not-sent.js';

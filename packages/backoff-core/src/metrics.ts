@@ -33,7 +33,8 @@ export interface BackoffMetricsOptions {
   /**
    * An OpenTelemetry `Meter` to record into as well (`metrics.getMeter('my-app')`): the histograms
    * `backoff.call.attempts` and `backoff.call.retry_delay` (s, per call, as gRPC's A96), the counter
-   * `backoff.call.stops` (by `backoff.stop_reason` and `error.type`) and the gauge `backoff.circuit.state`, with
+   * `backoff.call.stops` (by `backoff.stop_reason` and `error.type`), the counter `backoff.call.hedges` (by
+   * `backoff.hedge.won`) and the gauge `backoff.circuit.state`, with
    * the HTTP client convention's `http.request.method`, `url.scheme`, `server.address` and `server.port`. No
    * OpenTelemetry package is needed otherwise (the README lists every instrument and attribute).
    * @default undefined
@@ -60,6 +61,10 @@ export interface BackoffMetricsSnapshot {
   readonly totalWait: number;
   /** The longest total wait of one call, in ms. */
   readonly largestWait: number;
+  /** Hedges sent: copies of an attempt beyond its first (`hedge`), counted apart from attempts. */
+  readonly hedges: number;
+  /** Calls whose answer came from a hedge rather than from the attempt's first copy. */
+  readonly hedgeWins: number;
   /** Retries the retry budget refused (the calls that stopped with `'budget-exhausted'`). */
   readonly budgetRefusals: number;
   /** Calls failed at once by an open circuit, nothing sent. */
@@ -152,6 +157,8 @@ export class BackoffMetrics implements MetricsLike {
   #circuitRefusals = 0;
   #totalWait = 0;
   #largestWait = 0;
+  #hedges = 0;
+  #hedgeWins = 0;
   readonly #perCall: number[] = [];
   readonly #stops = new Map<string, number>();
   readonly #changes = { open: 0, halfOpen: 0, closed: 0 };
@@ -161,6 +168,7 @@ export class BackoffMetrics implements MetricsLike {
         readonly attempts: ReturnType<MeterLike['createHistogram']>;
         readonly delay: ReturnType<MeterLike['createHistogram']>;
         readonly stops: ReturnType<MeterLike['createCounter']>;
+        readonly hedges: ReturnType<MeterLike['createCounter']>;
       }
     | undefined;
 
@@ -198,6 +206,11 @@ export class BackoffMetrics implements MetricsLike {
       stops: meter.createCounter('backoff.call.stops', {
         description: 'Calls ended, by the reason they stopped.',
         unit: '{call}',
+      }),
+      hedges: meter.createCounter('backoff.call.hedges', {
+        description:
+          'Hedges sent (copies of an attempt beyond its first), by whether the call was won by one.',
+        unit: '{request}',
       }),
     };
     meter
@@ -243,6 +256,9 @@ export class BackoffMetrics implements MetricsLike {
     this.#stops.set(reason, (this.#stops.get(reason) ?? 0) + 1);
     this.#totalWait += wait;
     if (wait > this.#largestWait) this.#largestWait = wait;
+    const { hedges, hedgeWon } = state;
+    this.#hedges += hedges;
+    if (hedgeWon) this.#hedgeWins++;
     const otel = this.#otel;
     if (otel === undefined) return;
     // The HTTP client convention's attributes: which request (method, server) on every instrument; how it ended
@@ -258,6 +274,7 @@ export class BackoffMetrics implements MetricsLike {
     const type = errorType(reason, last);
     if (type !== undefined) ended['error.type'] = type;
     otel.stops.add(1, ended);
+    if (hedges > 0) otel.hedges.add(hedges, { ...request, 'backoff.hedge.won': String(hedgeWon) });
   }
 
   /** Counts `breaker`'s state changes from now on, and shows its circuits in the gauge. */
@@ -283,6 +300,8 @@ export class BackoffMetrics implements MetricsLike {
       attemptsPerCall: perCall,
       totalWait: this.#totalWait,
       largestWait: this.#largestWait,
+      hedges: this.#hedges,
+      hedgeWins: this.#hedgeWins,
       budgetRefusals: this.#stops.get('budget-exhausted') ?? 0,
       circuitRefusals: this.#circuitRefusals,
       circuitChanges: { ...this.#changes },

@@ -30,6 +30,7 @@ describe('the public surface', () => {
       'headerGetter',
       'isRetryBudget',
       'parseHttpDate',
+      'raceRequest',
       'replayableBody',
       'sendAttempts',
       'sleep',

@@ -6,6 +6,7 @@ import {
   classifyNetworkFailure,
   fetchRedirected,
   field,
+  raceRequest,
   replayableBody,
 } from 'backoff-core/adapter';
 import { withoutMergeArtefact } from './ky-retry.js';
@@ -139,7 +140,9 @@ export class KyCall {
     if (this.#relink === 'next') this.#shared.copies.link(this, request);
     this.#relink = this.#relink && 'linked';
   }
-  fetched(pending: Promise<Response>): Promise<Response> {
+  /** Sends an attempt (hedged, when the call may be) and notes the response: the object the caller will get. */
+  fetch(request: Request, send: (request: Request) => Promise<Response>): Promise<Response> {
+    const pending = (this.state && raceRequest(this.state, request, send, errorKind)) ?? send(request);
     return pending.then((response) => {
       this.#fetched = response;
       if (this.#keepsCopies && !response.ok) this.#copy = response.clone();

@@ -69,4 +69,6 @@ export interface BackoffResult {
   readonly reason: StopReason | RetryReason;
   /** The server-requested delay on the last response, in ms, when it had one (e.g. one above maxRetryAfter). */
   readonly serverDelay: number | undefined;
+  /** Time the `pacer` held sends of this call, in ms; absent when it held none. Not part of `totalDelay`. */
+  readonly held?: number;
 }

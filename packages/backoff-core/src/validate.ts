@@ -48,6 +48,7 @@ const methods = list(
 // user's own import brings it in, which `true` or a plain options object would not.
 const breaker = withMethods(['watcher', 'listen', 'toJSON'], true, 'a `new CircuitBreaker()`');
 const metrics = withMethods(['watcher', 'snapshot'], true, 'a `new BackoffMetrics()`');
+const pacer = withMethods(['watcher', 'nextSend'], true, 'a `new Pacer()`');
 
 /** Every option and its check. `budget` is checked by `resolveBudget` (it is no resolved option). */
 const CHECKS: Readonly<Record<keyof BackoffOptions, Check | null>> = {
@@ -79,6 +80,8 @@ const CHECKS: Readonly<Record<keyof BackoffOptions, Check | null>> = {
   budget: null,
   circuitBreaker: breaker,
   metrics,
+  pacer,
+  onHold: fn,
   shouldRetry: fn,
   onRetry: fn,
   random: fn,
@@ -127,6 +130,8 @@ export function resolveOptions(options: BackoffOptions | undefined, base?: Resol
       network: browserNetworkStatus(),
       shouldRetry: undefined,
       onRetry: undefined,
+      pacer: undefined,
+      onHold: undefined,
       random: defaultRandom,
       now: defaultNow,
       timers: defaultTimers,

@@ -157,6 +157,7 @@ describe('results on responses and errors', () => {
       readonly totalDelay: number;
       readonly reason: StopReason | RetryReason;
       readonly serverDelay: number | undefined;
+      readonly held?: number;
     }>();
   });
 });

@@ -51,8 +51,7 @@ export class Copies {
 export type HookOptions = { readonly [key in 'body' | 'backoff' | 'retry' | 'throwHttpErrors']?: unknown };
 
 function answered(response: Response): Outcome {
-  const { status, headers } = response;
-  return { type: 'response', status, headers, response };
+  return { type: 'response', status: response.status, headers: response.headers, response };
 }
 // ky's errors by name, as ky's own guards do; `AbortSignal.timeout()`'s DOMException TimeoutError is the caller's.
 const isKyError = (error: unknown, name: string) =>
@@ -129,16 +128,19 @@ export class KyCall {
     this.state =
       backoff === false ? undefined : own.start({ method, url, headers, replayable: !once }, stamp);
   }
-  /** A new attempt is about to go out (beforeRequest, beforeRetry): nothing of it is known yet. */
-  begin(request: unknown): void {
+  /** An attempt goes next (beforeRequest, beforeRetry): `calls` leads its request here; a pacer may hold it. */
+  begin(request: unknown, calls: WeakMap<object, KyCall>): Promise<void> | undefined {
     this.#decided = this.#fetched = this.#copy = undefined;
-    if (!(request instanceof Request)) return;
-    this.#request = request;
-    // ky clones the request it sends for the next attempt: a link of an earlier attempt goes with it.
-    if (this.#relink === 'linked') this.#shared.copies.take(request);
-    this.state?.sent(request.headers);
-    if (this.#relink === 'next') this.#shared.copies.link(this, request);
-    this.#relink = this.#relink && 'linked';
+    if (request instanceof Request) {
+      calls.set(request, this);
+      this.#request = request;
+      // ky clones the request it sends for the next attempt: a link of an earlier attempt goes with it.
+      if (this.#relink === 'linked') this.#shared.copies.take(request);
+      this.state?.sent(request.headers);
+      if (this.#relink === 'next') this.#shared.copies.link(this, request);
+      this.#relink = this.#relink && 'linked';
+    }
+    return this.state?.ready(this.#request.signal)?.catch(this.#ended);
   }
   /** Sends an attempt (hedged, when the call may be) and notes the response: the object the caller will get. */
   fetch(request: Request, send: (request: Request) => Promise<Response>): Promise<Response> {

@@ -21,35 +21,35 @@ export const SIZE_ENTRIES: readonly SizeEntry[] = [
     name: 'axios-backoff (with backoff-core)',
     path: 'src/size/axios-backoff-only.ts',
     external: ['axios'],
-    budget: 10_600,
+    budget: 12_050,
   },
   {
     name: 'ky-backoff (with backoff-core)',
     path: 'src/size/ky-backoff-only.ts',
     external: ['ky'],
-    budget: 11_790,
+    budget: 13_550,
   },
   {
     name: 'axios-backoff + CircuitBreaker + BackoffMetrics',
     path: 'src/size/axios-backoff-resilience.ts',
     external: ['axios'],
-    budget: 14_510,
+    budget: 16_350,
   },
   {
     name: 'ky-backoff + CircuitBreaker + BackoffMetrics',
     path: 'src/size/ky-backoff-resilience.ts',
     external: ['ky'],
-    budget: 15_660,
+    budget: 17_850,
   },
   // What a user who calls only `withBackoff(fetch)` ships.
   {
     name: 'withBackoff (backoff-core)',
     path: 'src/size/with-backoff-only.ts',
     external: [],
-    budget: 9270,
+    budget: 10_700,
   },
   // The whole package, CircuitBreaker and BackoffMetrics included.
-  { name: 'backoff-core', path: '../packages/backoff-core/src/index.ts', external: [], budget: 13_250 },
+  { name: 'backoff-core', path: '../packages/backoff-core/src/index.ts', external: [], budget: 16_600 },
   // The adapters' own code alone: what they would weigh on top of a core the page already has.
   {
     name: 'axios-backoff alone (core external)',

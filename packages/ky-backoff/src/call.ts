@@ -33,16 +33,14 @@ export class Copies {
   readonly #calls = new Map<string, KyCall>();
   #count = 0;
   link(call: KyCall, request: Request): void {
-    const id = String(++this.#count);
-    request.headers.set(LINK, id);
-    this.#calls.set(id, call);
+    request.headers.set(LINK, String(++this.#count));
+    this.#calls.set(String(this.#count), call);
   }
   /** The call a request is linked to, if any; the link is gone after. */
   take(request: Request): KyCall | undefined {
-    const id = request.headers.get(LINK);
-    if (id === null) return undefined;
-    request.headers.delete(LINK);
+    const id = request.headers.get(LINK) ?? '';
     const call = this.#calls.get(id);
+    request.headers.delete(LINK);
     this.#calls.delete(id);
     return call;
   }

@@ -78,15 +78,8 @@ export function kyBackoff<Instance extends KyInstanceLike>(
     // hold it), and each request a hook of ours saw about to go out (kyBackoff's fetch gets it), or its copy.
     const calls = new WeakMap<object, KyCall>();
     const copies = new Copies();
-    const shared = {
-      policy,
-      marker,
-      deadline: total,
-      throws: parent.throwHttpErrors ?? true,
-      asked,
-      afterHooks,
-      copies,
-    };
+    const throws = parent.throwHttpErrors ?? true;
+    const shared = { policy, marker, deadline: total, throws, asked, afterHooks, copies };
     const callOf = (o?: HookOptions) => (isObject(o?.retry) ? calls.get(o.retry) : undefined);
     const fetch: FetchFunction = (input, init) => {
       // ky passes the options it does not know on to `fetch`: `backoff` is kyBackoff's.
@@ -125,8 +118,12 @@ export function kyBackoff<Instance extends KyInstanceLike>(
       const pending = callOf(options)?.beforeError(error);
       return pending === undefined ? error : pending.then(() => error);
     };
-    const ours = { beforeRequest, beforeRetry, beforeError, ...(afterHooks && { afterResponse }) };
-    const hooks = Object.entries(ours);
+    const hooks = Object.entries({
+      beforeRequest,
+      beforeRetry,
+      beforeError,
+      ...(afterHooks && { afterResponse }),
+    });
     return { retry, fetch, hooks: Object.fromEntries(hooks.map(([name, hook]) => [name, [mark(hook)]])) };
   });
 }

@@ -306,7 +306,7 @@ export class RetryState {
   hedge(copy: number, delay: number): boolean {
     const options = this.#options;
     if (options.deadline !== undefined && options.now() - this.#started >= options.deadline) return false;
-    if (!this.circuitClosed()) return false;
+    if (!this.hedgeGoes()) return false;
     if (this.#budget && !this.#budget.tryAcquire('hedge')) return false;
     this.#hedges++;
     try {
@@ -319,8 +319,8 @@ export class RetryState {
     return true;
   }
 
-  /** Whether the origin's circuit lets a hedge go (a watched call asks its breaker). */
-  protected circuitClosed(): boolean {
+  /** Whether the watchers let a hedge go now (a watched call asks its breaker and its pacer). */
+  protected hedgeGoes(): boolean {
     return true;
   }
 

@@ -177,13 +177,16 @@ class WatchedRetryState extends RetryState {
     return this.#gate?.refused ? Object.freeze({ ...result, reason: 'circuit-open' }) : result;
   }
 
-  /** A hedge goes only while every watcher would let a retry go: never into a circuit that is not closed. */
-  protected override circuitClosed(): boolean {
+  /**
+   * A hedge goes only when it can go at once: never into a circuit that is not closed, nor past a pacer's hold (a
+   * hedge exists to answer sooner, and a held one would spend the quota for nothing). It then takes its slot.
+   */
+  protected override hedgeGoes(): boolean {
     try {
       this.#watchers?.forEach((watcher, i) => {
         watcher.resume?.(this.#kept[i]);
       });
-      return true;
+      return this.#watchers?.[this.#pacer]?.hold?.(this.#kept[this.#pacer], 0) === undefined;
     } catch {
       return false;
     }

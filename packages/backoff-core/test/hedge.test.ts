@@ -5,6 +5,7 @@ import {
   type BackoffResult,
   CircuitBreaker,
   createBackoff,
+  Pacer,
   RetryBudget,
 } from 'backoff-core';
 import { type Attempts, classifyError, type Settled, sendAttempts } from 'backoff-core/adapter';
@@ -231,6 +232,44 @@ describe('every limit still holds for a hedge', () => {
     expect(client.sent).toHaveLength(2);
     client.sent[1]?.answer(200);
     expect(((await second) as Answer & { result: BackoffResult }).result.hedges).toBe(0);
+  });
+
+  it('the pacer gates hedges: a hedge it would hold is not sent, and takes no budget token', async () => {
+    const clock = new VirtualClock();
+    clock.auto = false;
+    const budget = new RetryBudget();
+    const policy = createBackoff({
+      hedge: { delay: 50 },
+      pacer: new Pacer(),
+      budget,
+      retries: 0,
+      random: () => 0,
+      now: clock.now,
+      timers: clock.timers,
+    });
+    const client = fakeClient();
+    // The server's quota: one request per second, spent.
+    const quota = { ratelimit: '"default";r=0;t=1', 'ratelimit-policy': '"default";q=1;w=1' };
+    client.attempts.outcome = (settled) =>
+      settled.ok
+        ? { type: 'response', status: settled.value.status, headers: new Headers(quota) }
+        : { type: 'error', kind: classifyError(settled.error), error: settled.error };
+    const first = sendAttempts(policy.start(GET), client.attempts);
+    await settle();
+    client.sent[0]?.answer(200);
+    await first;
+    const acquired = budget.snapshot().acquired;
+    const second = sendAttempts(policy.start(GET), client.attempts);
+    // Held until the quota resets, then sent; its hedge would have to wait for the next second's slot.
+    clock.advance(1200);
+    await settle();
+    expect(client.sent).toHaveLength(2);
+    clock.advance(50);
+    await settle();
+    expect(client.sent).toHaveLength(2);
+    client.sent[1]?.answer(200);
+    expect(((await second) as Answer & { result: BackoffResult }).result).toMatchObject({ hedges: 0 });
+    expect(budget.snapshot().acquired).toBe(acquired);
   });
 
   it('no hedge after the deadline', async () => {

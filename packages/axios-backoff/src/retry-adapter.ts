@@ -128,10 +128,11 @@ class AxiosAttempts implements Attempts<AxiosResponse> {
     this.#config = config;
   }
 
-  send(): Promise<AxiosResponse> {
+  send(signal?: AbortSignal): Promise<AxiosResponse> {
     // Called as a plain function, as axios calls it: an adapter may be a method that `this` would confuse.
     const adapter = this.#adapter;
-    return adapter(this.#config);
+    // A hedged copy goes with a config of its own whose signal follows the caller's (and aborts a loser).
+    return adapter(signal === undefined ? this.#config : { ...this.#config, signal });
   }
 
   outcome(settled: Settled<AxiosResponse>): Outcome {
@@ -156,7 +157,17 @@ class AxiosAttempts implements Attempts<AxiosResponse> {
 
   finish(settled: Settled<AxiosResponse>, result: BackoffResult): AxiosResponse {
     this.#bridge?.release();
-    if (settled.ok) return withResult(settled.value, result);
+    // A hedge's response or error shows the caller's own config, not the copy's.
+    const config = this.#config;
+    if (settled.ok) {
+      if (settled.value.config !== undefined) settled.value.config = config;
+      return withResult(settled.value, result);
+    }
+    const error = settled.error as { config?: unknown; response?: { config?: unknown } } | null;
+    if (error?.config !== undefined && error.config !== config) {
+      error.config = config;
+      if (error.response?.config !== undefined) error.response.config = config;
+    }
     throw withResult(settled.error, result);
   }
 }

@@ -137,7 +137,14 @@ describe('a request that succeeds at once', () => {
     const response = await instance.get('/items');
     expect(response.backoff).toBe((await instance.get('/other')).backoff);
     expect(Object.isFrozen(response.backoff)).toBe(true);
-    const expected = { attempts: 1, totalDelay: 0, reason: 'success', serverDelay: undefined };
+    const expected = {
+      attempts: 1,
+      totalDelay: 0,
+      reason: 'success',
+      serverDelay: undefined,
+      hedges: 0,
+      hedgeWon: false,
+    };
     expect(response.backoff).toEqual(expected);
     expect(getBackoffResult(response)).toEqual(expected);
     expect(Object.keys(response)).not.toContain('backoff');

@@ -1,5 +1,6 @@
 import type { Decision, RetryState } from './decision.js';
 import type { BackoffResult } from './events.js';
+import { race } from './hedge.js';
 import type { Outcome } from './outcome.js';
 
 /** How one attempt settled: the client's value (its response), or what it threw. */
@@ -12,8 +13,12 @@ export type Settled<T> =
  * one attempt, what its result means in the core's terms, and how the caller gets the end of the call.
  */
 export interface Attempts<T> {
-  /** Sends one attempt of the request, as it was first sent. */
-  send(): Promise<T>;
+  /**
+   * Sends one attempt of the request, as it was first sent. With `hedge`, each copy of an attempt gets a
+   * `signal` of its own, which follows the caller's: send that copy with it instead of the caller's signal
+   * (a losing copy is aborted through it).
+   */
+  send(signal?: AbortSignal): Promise<T>;
   /** The attempt's outcome in the core's terms. */
   outcome(settled: Settled<T>): Outcome;
   /** The caller's abort signal, for the core's waits (and an async `shouldRetry`), or none. */
@@ -41,6 +46,13 @@ export interface Attempts<T> {
 export function sendAttempts<T>(call: RetryState, attempts: Attempts<T>): Promise<T> {
   // An attempt begun after the caller aborted sends nothing (the client rejects at once): it is no attempt.
   const unsent = attempts.signal()?.aborted === true;
+  // Read only with `hedge` on: the default path allocates no timer, controller or plan.
+  const plan = unsent ? undefined : call.hedging();
+  if (plan !== undefined) {
+    return race(call, attempts, plan).then((raced) =>
+      'interrupted' in raced ? interrupted(call, attempts, raced.interrupted) : decide(call, attempts, raced),
+    );
+  }
   let sent: Promise<T>;
   try {
     sent = attempts.send();

@@ -22,8 +22,11 @@ export interface RetryBudgetOptions {
   throttlingCost?: number | undefined;
 }
 
-/** What a retry is for, as the budget prices it: a transient failure (1 retry) or a throttling answer. */
-export type RetryKind = 'transient' | 'throttling';
+/**
+ * What a retry is for, as the budget prices it: a transient failure (1 retry), a throttling answer, or a hedge
+ * (a second copy of a slow request: 1 retry, so that hedges and retries together stay within the budget).
+ */
+export type RetryKind = 'transient' | 'throttling' | 'hedge';
 
 /** Counters of a budget, for logs and tests. Tokens are in retries (1 token = one retry). */
 export interface RetryBudgetSnapshot {

@@ -408,7 +408,14 @@ export class CircuitBreaker implements CircuitBreakerLike {
         if (refused !== undefined) {
           throw attachResult(
             refused,
-            Object.freeze({ attempts: 0, totalDelay: 0, reason: 'circuit-open', serverDelay: undefined }),
+            Object.freeze({
+              attempts: 0,
+              totalDelay: 0,
+              reason: 'circuit-open',
+              serverDelay: undefined,
+              hedges: 0,
+              hedgeWon: false,
+            }),
           );
         }
         return { origin, probe, failed: undefined, serverDelay: undefined, reported: false };

@@ -3,6 +3,7 @@ import { MAX_TIMER_DELAY } from './check.js';
 import { computeDelay, serverDelayWithJitter, throttlingDelayOptions } from './delay.js';
 import type { BackoffResult, RetryEvent, ShouldRetryContext } from './events.js';
 import { type HeadersLike, headerGetter } from './headers.js';
+import type { HedgePlan } from './hedge.js';
 import { checkKey, generateIdempotencyKey, idempotencyKeyProblem } from './idempotency.js';
 import { type NetworkStatus, waitForNetwork } from './network.js';
 import { provesNotSent } from './not-sent.js';
@@ -58,6 +59,8 @@ const FIRST_TRY: BackoffResult = Object.freeze({
   totalDelay: 0,
   reason: 'success',
   serverDelay: undefined,
+  hedges: 0,
+  hedgeWon: false,
 });
 
 /** `shouldRetry`'s answer laid over the default verdict: only `true` and `false` change it. */
@@ -106,6 +109,10 @@ export class RetryState {
   #outcome: Outcome | undefined;
   /** The server-requested delay of the attempt being decided. */
   #serverDelay: number | undefined;
+  #hedges = 0;
+  #hedgeWon = false;
+  /** The request's origin, for learned hedge delays (read once, when first needed). */
+  #origin: string | undefined;
 
   readonly method: string;
   readonly url: string | undefined;
@@ -174,17 +181,115 @@ export class RetryState {
     return this.#totalDelay;
   }
 
+  /** Hedges sent so far (copies beyond the first of each attempt). */
+  get hedges(): number {
+    return this.#hedges;
+  }
+
+  /** Whether the latest attempt's answer came from a hedge. */
+  get hedgeWon(): boolean {
+    return this.#hedgeWon;
+  }
+
   /** Attempts, total wait and the last reason: what the caller's response or error carries (frozen). */
   result(): BackoffResult {
     const last = this.#last;
-    if (this.#attempts === 1 && last?.reason === 'success' && last.serverDelay === undefined)
+    if (
+      this.#attempts === 1 &&
+      last?.reason === 'success' &&
+      last.serverDelay === undefined &&
+      this.#hedges === 0
+    )
       return FIRST_TRY;
     return Object.freeze({
       attempts: this.#attempts,
       totalDelay: this.#totalDelay,
       reason: last?.reason ?? 'success',
       serverDelay: last?.serverDelay,
+      hedges: this.#hedges,
+      hedgeWon: this.#hedgeWon,
     });
+  }
+
+  /**
+   * How the next attempt may be hedged, or `undefined` when it may not (no `hedge`, or a request that must not
+   * be sent twice: a method that is not idempotent without a key, or a body that cannot be sent again). With
+   * `delay: 'auto'` before a delay is learned, the plan has no delay: the attempt is only timed.
+   */
+  hedging(): HedgePlan | undefined {
+    const options = this.#options;
+    const { hedge } = options;
+    if (hedge === undefined) return undefined;
+    this.#hedgeWon = false;
+    if (!this.#replayable || (!this.#idempotent && !this.#hasKey())) return undefined;
+    const delay = hedge.delay === 'auto' ? options.responseTimes.delay(this.#originOf()) : hedge.delay;
+    return { delay, max: hedge.max, timers: options.timers, now: options.now };
+  }
+
+  #originOf(): string {
+    if (this.#origin === undefined) {
+      try {
+        this.#origin = new URL(
+          this.url ?? '',
+          (globalThis as { location?: { href?: string } }).location?.href,
+        ).origin;
+      } catch {
+        this.#origin = '';
+      }
+    }
+    return this.#origin;
+  }
+
+  /**
+   * Asks to send copy `copy` (2: the first hedge) of the attempt in flight, unanswered after `delay` ms:
+   * `false` when the deadline has passed, the origin's circuit is not closed or the budget has no token (a hedge
+   * takes one, as a retry does); else it fires `onHedge` and counts the hedge. When `onHedge` throws, the call
+   * ends with its error (every copy is aborted: the reason is `'aborted'`) and this rethrows it.
+   */
+  hedge(copy: number, delay: number): boolean {
+    const options = this.#options;
+    if (options.deadline !== undefined && options.now() - this.#started >= options.deadline) return false;
+    if (!this.circuitClosed()) return false;
+    if (this.#budget && !this.#budget.tryAcquire('hedge')) return false;
+    this.#hedges++;
+    try {
+      options.onHedge?.({ copy, delay, method: this.method, url: this.url, attempt: this.#attempts + 1 });
+    } catch (error) {
+      this.#attempts++;
+      this.#stop('aborted', undefined);
+      throw error;
+    }
+    return true;
+  }
+
+  /** Whether the origin's circuit lets a hedge go (a watched call asks its breaker). */
+  protected circuitClosed(): boolean {
+    return true;
+  }
+
+  /**
+   * Whether an outcome is one another copy of the same attempt might improve on: a failure the default rules
+   * retry (`shouldRetry` is asked only about the attempt's final outcome). The caller's abort never is.
+   */
+  retryable(outcome: Outcome): boolean {
+    if (outcome.type === 'error' && outcome.kind === 'abort') return false;
+    const serverDelay =
+      outcome.type === 'response' && outcome.status >= 400
+        ? parseRetryAfter(outcome.headers, this.#options.now())
+        : undefined;
+    return this.#classify(outcome, serverDelay).retryable;
+  }
+
+  /**
+   * Records which copy answered the attempt, and with `delay: 'auto'` how long a successful answer took (a sample
+   * of the origin's response times).
+   */
+  won(copy: number, outcome: Outcome, elapsed: number): void {
+    this.#hedgeWon = copy > 1;
+    const { hedge, responseTimes } = this.#options;
+    if (hedge?.delay === 'auto' && outcome.type === 'response' && outcome.status < 400) {
+      responseTimes.record(this.#originOf(), elapsed);
+    }
   }
 
   /** The default verdict on an outcome, before `shouldRetry`. */

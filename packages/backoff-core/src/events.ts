@@ -59,6 +59,18 @@ export interface RetryEvent<Err = unknown> {
   readonly waitingForNetwork: boolean;
 }
 
+/** Passed to `onHedge` before a hedge (a copy of an attempt that has not answered yet) is sent. */
+export interface HedgeEvent {
+  /** Which copy of the attempt this is: 2 for the first hedge. */
+  readonly copy: number;
+  /** How long the attempt had gone unanswered when the copy was sent, in ms: the hedge delay. */
+  readonly delay: number;
+  readonly method: string;
+  readonly url: string | undefined;
+  /** The attempt the copy belongs to, 1-based (copies are not attempts). */
+  readonly attempt: number;
+}
+
 /** What a finished call carries (on its response or its error): attempts made and time spent waiting. */
 export interface BackoffResult {
   /** Attempts sent, including the first. */
@@ -69,4 +81,8 @@ export interface BackoffResult {
   readonly reason: StopReason | RetryReason;
   /** The server-requested delay on the last response, in ms, when it had one (e.g. one above maxRetryAfter). */
   readonly serverDelay: number | undefined;
+  /** Hedges sent (copies of an attempt beyond the first, counted apart from attempts); 0 without `hedge`. */
+  readonly hedges: number;
+  /** Whether the answer the caller got came from a hedge rather than the attempt's first copy. */
+  readonly hedgeWon: boolean;
 }

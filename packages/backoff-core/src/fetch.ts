@@ -55,10 +55,11 @@ class FetchAttempts implements Attempts<Response> {
     this.#redirected = fetchRedirected(init?.redirect ?? request?.redirect);
   }
 
-  send(): Promise<Response> {
+  send(signal?: AbortSignal): Promise<Response> {
     // Called as a plain function: a browser's own `fetch` throws "Illegal invocation" when called on another object.
     const send = this.#send;
-    return send(this.#input, this.init);
+    // A hedged copy goes with its own signal (it follows the caller's); init's signal replaces a Request's.
+    return send(this.#input, signal === undefined ? this.init : { ...this.init, signal });
   }
 
   outcome(settled: Settled<Response>): Outcome {

@@ -60,6 +60,10 @@ export interface BackoffMetricsSnapshot {
   readonly totalWait: number;
   /** The longest total wait of one call, in ms. */
   readonly largestWait: number;
+  /** Hedges sent: copies of an attempt beyond its first (`hedge`), counted apart from attempts. */
+  readonly hedges: number;
+  /** Calls whose answer came from a hedge rather than from the attempt's first copy. */
+  readonly hedgeWins: number;
   /** Retries the retry budget refused (the calls that stopped with `'budget-exhausted'`). */
   readonly budgetRefusals: number;
   /** Calls failed at once by an open circuit, nothing sent. */
@@ -152,6 +156,8 @@ export class BackoffMetrics implements MetricsLike {
   #circuitRefusals = 0;
   #totalWait = 0;
   #largestWait = 0;
+  #hedges = 0;
+  #hedgeWins = 0;
   readonly #perCall: number[] = [];
   readonly #stops = new Map<string, number>();
   readonly #changes = { open: 0, halfOpen: 0, closed: 0 };
@@ -161,6 +167,7 @@ export class BackoffMetrics implements MetricsLike {
         readonly attempts: ReturnType<MeterLike['createHistogram']>;
         readonly delay: ReturnType<MeterLike['createHistogram']>;
         readonly stops: ReturnType<MeterLike['createCounter']>;
+        readonly hedges: ReturnType<MeterLike['createCounter']>;
       }
     | undefined;
 
@@ -198,6 +205,11 @@ export class BackoffMetrics implements MetricsLike {
       stops: meter.createCounter('backoff.call.stops', {
         description: 'Calls ended, by the reason they stopped.',
         unit: '{call}',
+      }),
+      hedges: meter.createCounter('backoff.call.hedges', {
+        description:
+          'Hedges sent (copies of an attempt beyond its first), by whether the call was won by one.',
+        unit: '{request}',
       }),
     };
     meter
@@ -243,6 +255,9 @@ export class BackoffMetrics implements MetricsLike {
     this.#stops.set(reason, (this.#stops.get(reason) ?? 0) + 1);
     this.#totalWait += wait;
     if (wait > this.#largestWait) this.#largestWait = wait;
+    const { hedges, hedgeWon } = state;
+    this.#hedges += hedges;
+    if (hedgeWon) this.#hedgeWins++;
     const otel = this.#otel;
     if (otel === undefined) return;
     // The HTTP client convention's attributes: which request (method, server) on every instrument; how it ended
@@ -258,6 +273,7 @@ export class BackoffMetrics implements MetricsLike {
     const type = errorType(reason, last);
     if (type !== undefined) ended['error.type'] = type;
     otel.stops.add(1, ended);
+    if (hedges > 0) otel.hedges.add(hedges, { ...request, 'backoff.hedge.won': String(hedgeWon) });
   }
 
   /** Counts `breaker`'s state changes from now on, and shows its circuits in the gauge. */
@@ -283,6 +299,8 @@ export class BackoffMetrics implements MetricsLike {
       attemptsPerCall: perCall,
       totalWait: this.#totalWait,
       largestWait: this.#largestWait,
+      hedges: this.#hedges,
+      hedgeWins: this.#hedgeWins,
       budgetRefusals: this.#stops.get('budget-exhausted') ?? 0,
       circuitRefusals: this.#circuitRefusals,
       circuitChanges: { ...this.#changes },

@@ -1,5 +1,6 @@
 import type { RetryBudget, RetryBudgetOptions } from './budget.js';
-import type { DelayContext, RetryEvent, ShouldRetryContext } from './events.js';
+import type { DelayContext, HedgeEvent, RetryEvent, ShouldRetryContext } from './events.js';
+import type { HedgeOptions, ResolvedHedge, ResponseTimes } from './hedge.js';
 import type { NetworkStatus } from './network.js';
 import type { TimerProvider } from './sleep.js';
 import type { CircuitBreakerLike, MetricsLike } from './watcher.js';
@@ -154,6 +155,22 @@ export interface BackoffOptions<Res = unknown, Err = unknown> {
    */
   onRetry?: OnRetry<Err> | undefined;
   /**
+   * Hedged requests: when an attempt has not answered after `delay` ms, send a copy of it (up to `max` copies
+   * per attempt), take the first answer and abort the others. `delay: 'auto'` learns it per origin from this
+   * policy's recent response times (their p95, at least 10 ms, once 20 answers are known; no hedge before that).
+   * Only a request that may be sent twice is hedged (an idempotent method or an Idempotency-Key, and a body that
+   * can be sent again); each copy takes a retry-budget token, and no copy goes into an open circuit or after
+   * the deadline.
+   * @default false
+   */
+  hedge?: HedgeOptions | false | undefined;
+  /**
+   * Called before each hedge (a copy of an attempt that has not answered yet) is sent. If it throws, the call
+   * ends with that error and every copy in flight is aborted.
+   * @default undefined
+   */
+  onHedge?: Callback<HedgeEvent, unknown> | undefined;
+  /**
    * The source of randomness for jitter and generated keys' fallback: returns a number in [0, 1).
    * A value outside that range is treated as 1 (the longest wait).
    * @default Math.random
@@ -192,6 +209,10 @@ export interface ResolvedOptions {
   readonly metrics: MetricsLike | undefined;
   readonly shouldRetry: ShouldRetry | undefined;
   readonly onRetry: OnRetry | undefined;
+  readonly hedge: ResolvedHedge | undefined;
+  readonly onHedge: ((event: HedgeEvent) => unknown) | undefined;
+  /** The recent response times of the policy (for `hedge: { delay: 'auto' }`), shared by its extensions. */
+  readonly responseTimes: ResponseTimes;
   readonly random: () => number;
   readonly now: () => number;
   readonly timers: TimerProvider;

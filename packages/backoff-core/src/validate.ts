@@ -1,5 +1,6 @@
 import { isRetryBudget, RetryBudget } from './budget.js';
 import { type Check, checked, fail, fn, oneOf, range, withMethods } from './check.js';
+import { checkHedge, ResponseTimes } from './hedge.js';
 import { browserNetworkStatus } from './network.js';
 import {
   type BackoffOptions,
@@ -81,6 +82,8 @@ const CHECKS: Readonly<Record<keyof BackoffOptions, Check | null>> = {
   metrics,
   shouldRetry: fn,
   onRetry: fn,
+  hedge: checkHedge,
+  onHedge: fn,
   random: fn,
   now: fn,
   timers: withMethods(['setTimeout', 'clearTimeout']),
@@ -127,6 +130,10 @@ export function resolveOptions(options: BackoffOptions | undefined, base?: Resol
       network: browserNetworkStatus(),
       shouldRetry: undefined,
       onRetry: undefined,
+      hedge: undefined,
+      onHedge: undefined,
+      // One per policy, shared by its per-request extensions: they learn from each other's answers.
+      responseTimes: new ResponseTimes(),
       random: defaultRandom,
       now: defaultNow,
       timers: defaultTimers,

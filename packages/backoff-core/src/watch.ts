@@ -174,6 +174,27 @@ class WatchedRetryState extends RetryState {
     return this.#gate?.refused ? Object.freeze({ ...result, reason: 'circuit-open' }) : result;
   }
 
+  /** A hedge goes only while every watcher would let a retry go: never into a circuit that is not closed. */
+  protected override circuitClosed(): boolean {
+    try {
+      this.#watchers?.forEach((watcher, i) => {
+        watcher.resume?.(this.#kept[i]);
+      });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  override hedge(copy: number, delay: number): boolean {
+    try {
+      return super.hedge(copy, delay);
+    } catch (error) {
+      this.#end('aborted');
+      throw error;
+    }
+  }
+
   override wait(decision: RetryDecision, signal?: AbortSignal | null): Promise<void> {
     return this.#ending(super.wait(decision, signal)).then(() => {
       try {

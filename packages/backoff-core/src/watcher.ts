@@ -6,6 +6,10 @@ export interface WatchedCall {
   readonly url: string | undefined;
   readonly attempts: number;
   readonly totalDelay: number;
+  /** Hedges sent (copies beyond the first of each attempt). */
+  readonly hedges: number;
+  /** Whether the answer the caller got came from a hedge. */
+  readonly hedgeWon: boolean;
 }
 
 /**

@@ -167,6 +167,8 @@ describe('an abort during a wait reports reason aborted', () => {
       totalDelay: 100,
       reason: 'aborted',
       serverDelay: 2000,
+      hedges: 0,
+      hedgeWon: false,
     });
   });
 });

@@ -406,6 +406,8 @@ describe('CircuitBreaker through the policy (RetryState)', () => {
       totalDelay: 0,
       reason: 'circuit-open',
       serverDelay: undefined,
+      hedges: 0,
+      hedgeWon: false,
     });
   });
 

@@ -748,6 +748,8 @@ describe('result() and onRetry', () => {
       totalDelay: 0,
       reason: 'success',
       serverDelay: undefined,
+      hedges: 0,
+      hedgeWon: false,
     });
   });
 
@@ -767,6 +769,8 @@ describe('result() and onRetry', () => {
       totalDelay: 1600,
       reason: 'not-retryable-status',
       serverDelay: 5000,
+      hedges: 0,
+      hedgeWon: false,
     });
   });
 
@@ -778,6 +782,8 @@ describe('result() and onRetry', () => {
       totalDelay: 0,
       reason: 'retry-after-too-long',
       serverDelay: 120_000,
+      hedges: 0,
+      hedgeWon: false,
     });
   });
 
@@ -839,6 +845,8 @@ describe('result() and onRetry', () => {
       totalDelay: 3600,
       reason: 'success',
       serverDelay: undefined,
+      hedges: 0,
+      hedgeWon: false,
     });
   });
 

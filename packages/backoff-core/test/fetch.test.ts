@@ -154,6 +154,8 @@ describe("withBackoff keeps fetch's own errors", () => {
       totalDelay: 1500,
       reason: 'retries-exhausted',
       serverDelay: undefined,
+      hedges: 0,
+      hedgeWon: false,
     });
   });
 

@@ -65,7 +65,14 @@ describe('a request that succeeds at once', () => {
       expect(state.next({ type: 'response', status })).toMatchObject({ retry: false, reason: 'success' });
       return state.result();
     });
-    expect(results[0]).toEqual({ attempts: 1, totalDelay: 0, reason: 'success', serverDelay: undefined });
+    expect(results[0]).toEqual({
+      attempts: 1,
+      totalDelay: 0,
+      reason: 'success',
+      serverDelay: undefined,
+      hedges: 0,
+      hedgeWon: false,
+    });
     expect(results[1]).toBe(results[0]);
     expect(Object.isFrozen(results[0])).toBe(true);
     expect(budget.snapshot().successes).toBe(2);

@@ -55,6 +55,8 @@ describe('BackoffMetrics', () => {
       largestWait: 7000,
       budgetRefusals: 0,
       circuitRefusals: 0,
+      hedges: 0,
+      hedgeWins: 0,
       circuitChanges: { open: 0, halfOpen: 0, closed: 0 },
     });
   });

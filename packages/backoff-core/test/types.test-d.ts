@@ -157,6 +157,8 @@ describe('results on responses and errors', () => {
       readonly totalDelay: number;
       readonly reason: StopReason | RetryReason;
       readonly serverDelay: number | undefined;
+      readonly hedges: number;
+      readonly hedgeWon: boolean;
     }>();
   });
 });

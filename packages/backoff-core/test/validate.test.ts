@@ -322,6 +322,8 @@ describe('valid options: boundaries accepted, defaults kept', () => {
       metrics: undefined,
       shouldRetry: undefined,
       onRetry: undefined,
+      hedge: undefined,
+      onHedge: undefined,
       random: undefined,
       now: undefined,
       timers: undefined,

@@ -15,6 +15,7 @@ export {
   DEFAULT_STATUS_CODES,
   getBackoffResult,
   type Jitter,
+  Pacer,
   RetryBudget,
   type RetryBudgetOptions,
   type RetryEvent,

@@ -150,7 +150,8 @@ class AxiosAttempts implements Attempts<AxiosResponse> {
   }
 
   // Cancelled meanwhile, as axios rejects a request cancelled before it is sent; an open circuit (the retry was
-  // refused after its wait) as axios reports a failure; any other rejection (a callback failing) as it is.
+  // refused after its wait) or a hold past the deadline as axios reports a failure; any other rejection (a
+  // callback failing) as it is.
   interrupted(reason: unknown): unknown {
     return cancellation(this.#config) ?? circuitOpen(reason, this.#config);
   }
@@ -173,13 +174,14 @@ class AxiosAttempts implements Attempts<AxiosResponse> {
 }
 
 /**
- * An open circuit as axios reports a failure: an AxiosError with the code `'ERR_CIRCUIT_OPEN'` and the
- * core's `CircuitOpenError` as `cause`, so that interceptors and `axios.isAxiosError` work as for any error.
- * Any other error is returned as it is.
+ * An open circuit, or a pacer's hold past the deadline, as axios reports a failure: an AxiosError with the code
+ * `'ERR_CIRCUIT_OPEN'` (`'ERR_PACER_DEADLINE'`) and the core's `CircuitOpenError` (`PacerDeadlineError`) as
+ * `cause`, so that interceptors and `axios.isAxiosError` work as for any error. Any other error is returned as it is.
  */
 function circuitOpen(error: unknown, config: InternalAxiosRequestConfig): unknown {
-  if ((error as { code?: unknown } | null)?.code !== 'ERR_CIRCUIT_OPEN') return error;
-  const wrapped = new AxiosError((error as Error).message, 'ERR_CIRCUIT_OPEN', config);
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code !== 'ERR_CIRCUIT_OPEN' && code !== 'ERR_PACER_DEADLINE') return error;
+  const wrapped = new AxiosError((error as Error).message, code, config);
   wrapped.cause = error as Error;
   return withResult(wrapped, getBackoffResult(error) as BackoffResult);
 }

@@ -19,3 +19,4 @@ export { DEFAULTS, type ResolvedOptions } from './options.js';
 export { classifyError, classifyNetworkFailure, type ErrorKind, type Outcome } from './outcome.js';
 export { attachResult } from './result.js';
 export { sleep } from './sleep.js';
+export type { Held } from './watcher.js';

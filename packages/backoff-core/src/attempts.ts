@@ -44,6 +44,17 @@ export interface Attempts<T> {
  * nothing of its failed attempt. It answers at once (no extra tick) when `shouldRetry` is not async.
  */
 export function sendAttempts<T>(call: RetryState, attempts: Attempts<T>): Promise<T> {
+  // A pacer may hold the send first (an abort or the deadline ends the hold, and the call, at once).
+  const ready = call.ready(attempts.signal());
+  if (ready === undefined) return send(call, attempts);
+  return ready.then(
+    () => send(call, attempts),
+    (reason: unknown) => interrupted(call, attempts, reason),
+  );
+}
+
+/** Sends one attempt and asks the call about it. */
+function send<T>(call: RetryState, attempts: Attempts<T>): Promise<T> {
   // An attempt begun after the caller aborted sends nothing (the client rejects at once): it is no attempt.
   const unsent = attempts.signal()?.aborted === true;
   // Read only with `hedge` on: the default path allocates no timer, controller or plan.

@@ -29,12 +29,14 @@ export interface Backoff {
 export type Stamp = (name: string, key: string) => HeadersLike | undefined | null;
 
 function make(options: ResolvedOptions, budget: RetryBudget | undefined): Backoff {
-  // The policy's watchers, in order: the breaker first (it may refuse a call), then the metrics (they count it).
-  // Only a policy that has one carries the watched call class.
-  const owner = options.circuitBreaker ?? options.metrics;
-  const watchers = [options.circuitBreaker?.watcher(options), options.metrics?.watcher(options)].filter(
-    (watcher) => watcher !== undefined,
-  );
+  // The policy's watchers, in order: the breaker first (it may refuse a call), then the pacer (it holds sends),
+  // then the metrics (they count it). Only a policy that has one carries the watched call class.
+  const owner = options.circuitBreaker ?? options.pacer ?? options.metrics;
+  const watchers = [
+    options.circuitBreaker?.watcher(options),
+    options.pacer?.watcher(options),
+    options.metrics?.watcher(options),
+  ].filter((watcher) => watcher !== undefined);
   const State = owner === undefined ? RetryState : (owner.compose(watchers) as WatchedState);
   const policy: Backoff = {
     options,

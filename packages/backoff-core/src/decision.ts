@@ -14,6 +14,7 @@ import { parseRetryAfter } from './server-timing.js';
 import { serverShouldRetry } from './should-retry-header.js';
 import { describeValue } from './show.js';
 import { isThenable, sleep, untilAborted } from './sleep.js';
+import type { Held } from './watcher.js';
 
 /**
  * What a retry state asks of the retry budget: a `RetryBudget`, or the circuit breaker's gate in front of one
@@ -104,6 +105,8 @@ export class RetryState {
   readonly #replayable: boolean;
   #attempts = 0;
   #totalDelay = 0;
+  /** Time held by a pacer before sends, in ms. */
+  #held = 0;
   #previousDelay: number | undefined;
   #last: Decision | undefined;
   #outcome: Outcome | undefined;
@@ -194,21 +197,75 @@ export class RetryState {
   /** Attempts, total wait and the last reason: what the caller's response or error carries (frozen). */
   result(): BackoffResult {
     const last = this.#last;
+    const held = this.#held;
     if (
       this.#attempts === 1 &&
       last?.reason === 'success' &&
       last.serverDelay === undefined &&
-      this.#hedges === 0
+      this.#hedges === 0 &&
+      held === 0
     )
       return FIRST_TRY;
-    return Object.freeze({
+    const result: BackoffResult = {
       attempts: this.#attempts,
       totalDelay: this.#totalDelay,
       reason: last?.reason ?? 'success',
       serverDelay: last?.serverDelay,
       hedges: this.#hedges,
       hedgeWon: this.#hedgeWon,
-    });
+    };
+    return Object.freeze(held > 0 ? { ...result, held } : result);
+  }
+
+  /**
+   * The pacer's hold before the next send (first attempt or retry), its slot reserved and `onHold` told; none
+   * without a pacer, or when the key's pace lets the send go now. Throws a `PacerDeadlineError` when the hold would
+   * end past `deadline` (the call then stops with the reason `'deadline'`). For a client that schedules the hold
+   * itself (a simulator); `ready` holds.
+   */
+  hold(): Held | undefined {
+    return undefined;
+  }
+
+  /**
+   * Call right before each send: `undefined` (at once, nothing allocated) when the send may go now, else a
+   * Promise that resolves when it may. It rejects at once with the signal's reason when the caller aborts (the
+   * call stops `'aborted'`: send nothing), and with a `PacerDeadlineError` when the hold would pass `deadline`.
+   * A hold counts no attempt; its time is the result's `held`, not `totalDelay`.
+   */
+  ready(signal?: AbortSignal | null): Promise<void> | undefined {
+    let held: Held | undefined;
+    try {
+      held = this.hold();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (held === undefined) return undefined;
+    const { delay } = held;
+    const started = this.#options.now();
+    return sleep(delay, signal, this.#options.timers).then(
+      () => {
+        this.#held += delay;
+      },
+      (reason: unknown) => {
+        this.#held += Math.min(delay, Math.max(0, this.#options.now() - started));
+        this.#stop('aborted', undefined);
+        throw reason;
+      },
+    );
+  }
+
+  /** The rest of the deadline at this moment, in ms (infinite without one). */
+  protected left(): number {
+    const { deadline } = this.#options;
+    return deadline === undefined
+      ? Number.POSITIVE_INFINITY
+      : deadline - (this.#options.now() - this.#started);
+  }
+
+  /** Stops the call for `reason` with no attempt of its own (a hold past the deadline). */
+  protected stopped(reason: StopReason): void {
+    this.#stop(reason, this.#last?.serverDelay);
   }
 
   /**

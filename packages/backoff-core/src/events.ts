@@ -85,4 +85,6 @@ export interface BackoffResult {
   readonly hedges: number;
   /** Whether the answer the caller got came from a hedge rather than the attempt's first copy. */
   readonly hedgeWon: boolean;
+  /** Time the `pacer` held sends of this call, in ms; absent when it held none. Not part of `totalDelay`. */
+  readonly held?: number;
 }

@@ -14,6 +14,7 @@ export { type FetchWithBackoff, withBackoff } from './fetch.js';
 export { BackoffMetrics, type BackoffMetricsOptions, type BackoffMetricsSnapshot } from './metrics.js';
 export type { NetworkStatus } from './network.js';
 export { type BackoffOptions, DEFAULT_METHODS, DEFAULT_STATUS_CODES, type Jitter } from './options.js';
+export { Pacer } from './pacer.js';
 export type { RetryReason, StopReason } from './reasons.js';
 export { getBackoffResult } from './result.js';
 export { parseRetryAfter } from './server-timing.js';

@@ -68,6 +68,10 @@ export interface BackoffMetricsSnapshot {
   readonly budgetRefusals: number;
   /** Calls failed at once by an open circuit, nothing sent. */
   readonly circuitRefusals: number;
+  /** Sends the `pacer` held (a call held before two of its attempts counts twice). */
+  readonly holds: number;
+  /** All pacer holds added up, in ms (not part of `totalWait`). */
+  readonly heldTime: number;
   /** State changes of the observed circuit breakers, by the state entered. */
   readonly circuitChanges: { readonly open: number; readonly halfOpen: number; readonly closed: number };
 }
@@ -158,6 +162,8 @@ export class BackoffMetrics implements MetricsLike {
   #largestWait = 0;
   #hedges = 0;
   #hedgeWins = 0;
+  #holds = 0;
+  #heldTime = 0;
   readonly #perCall: number[] = [];
   readonly #stops = new Map<string, number>();
   readonly #changes = { open: 0, halfOpen: 0, closed: 0 };
@@ -168,6 +174,7 @@ export class BackoffMetrics implements MetricsLike {
         readonly delay: ReturnType<MeterLike['createHistogram']>;
         readonly stops: ReturnType<MeterLike['createCounter']>;
         readonly hedges: ReturnType<MeterLike['createCounter']>;
+        readonly hold: ReturnType<MeterLike['createHistogram']>;
       }
     | undefined;
 
@@ -211,6 +218,12 @@ export class BackoffMetrics implements MetricsLike {
           'Hedges sent (copies of an attempt beyond its first), by whether the call was won by one.',
         unit: '{request}',
       }),
+      hold: meter.createHistogram('backoff.pacer.hold', {
+        description:
+          'Each hold of a send by the pacer, by its reason (its count is the holds, its sum the time held).',
+        unit: 's',
+        advice: { explicitBucketBoundaries: DELAY_BOUNDS },
+      }),
     };
     meter
       .createObservableGauge('backoff.circuit.state', {
@@ -243,6 +256,15 @@ export class BackoffMetrics implements MetricsLike {
   // One watcher for every policy: counting a call allocates nothing (without a meter).
   readonly #watcher: CallWatcher = {
     end: (call, reason, _kept, last) => this.#count(call, reason, last),
+    held: (_kept, delay, reason, call) => {
+      this.#holds++;
+      this.#heldTime += delay;
+      this.#otel?.hold.record(delay / 1000, {
+        'http.request.method': METHODS.has(call.method) ? call.method : '_OTHER',
+        ...serverAttributes(call.url),
+        'backoff.hold_reason': reason,
+      });
+    },
   };
 
   #count(state: WatchedCall, reason: string, last: number | string | undefined): void {
@@ -303,6 +325,8 @@ export class BackoffMetrics implements MetricsLike {
       hedgeWins: this.#hedgeWins,
       budgetRefusals: this.#stops.get('budget-exhausted') ?? 0,
       circuitRefusals: this.#circuitRefusals,
+      holds: this.#holds,
+      heldTime: this.#heldTime,
       circuitChanges: { ...this.#changes },
     };
   }

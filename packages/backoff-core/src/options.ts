@@ -2,8 +2,9 @@ import type { RetryBudget, RetryBudgetOptions } from './budget.js';
 import type { DelayContext, HedgeEvent, RetryEvent, ShouldRetryContext } from './events.js';
 import type { HedgeOptions, ResolvedHedge, ResponseTimes } from './hedge.js';
 import type { NetworkStatus } from './network.js';
+import type { PacerHoldEvent as HoldEvent } from './pacer.js';
 import type { TimerProvider } from './sleep.js';
-import type { CircuitBreakerLike, MetricsLike } from './watcher.js';
+import type { CircuitBreakerLike, MetricsLike, PacerLike } from './watcher.js';
 
 /**
  * A callback option's type, checked as a method is: options typed with a client's own response and error types
@@ -141,6 +142,21 @@ export interface BackoffOptions<Res = unknown, Err = unknown> {
    */
   metrics?: MetricsLike | false | undefined;
   /**
+   * Pacing from the server's rate limit: a `new Pacer()`, for this client alone or shared between clients, or
+   * `false` for none. It learns each key's (origin's) quota from every answer and holds new sends, retries
+   * included, while it is spent, then lets them go no faster than the server's stated rate; without rate-limit
+   * headers, 429s slow the key's send rate. A hold counts against `deadline` (one that would pass it fails at once
+   * with a `PacerDeadlineError`), ends at once on abort, and is no attempt.
+   * @default false
+   */
+  pacer?: PacerLike | false | undefined;
+  /**
+   * Called before every hold of the `pacer`, with its length, its reason (`'rate-limit'` or `'throttled'`), the
+   * key, the request and the attempt it comes before: "rate limited, sending in 2.0 s".
+   * @default undefined
+   */
+  onHold?: Callback<HoldEvent, unknown> | undefined;
+  /**
    * Overrides the verdict on one outcome: `true` retries it, `false` does not, `undefined` keeps the default
    * rules. It may return a Promise of one of those (it is awaited; an abort still ends the call at once). It gets
    * the client's own response object for a response. A throw or a rejection ends the call with that error. The
@@ -207,6 +223,8 @@ export interface ResolvedOptions {
   readonly network: NetworkStatus | undefined;
   readonly circuitBreaker: CircuitBreakerLike | undefined;
   readonly metrics: MetricsLike | undefined;
+  readonly pacer: PacerLike | undefined;
+  readonly onHold: ((event: HoldEvent) => unknown) | undefined;
   readonly shouldRetry: ShouldRetry | undefined;
   readonly onRetry: OnRetry | undefined;
   readonly hedge: ResolvedHedge | undefined;

@@ -129,3 +129,86 @@ export function parseRetryAfter(
     milliseconds('x-ms-retry-after-ms')
   );
 }
+
+/** What a response says of its key's quota: how long it is spent for, and the rate the server allows. */
+export interface RateQuota {
+  /** Ms until the spent quota resets (remaining 0), when the response says it is spent. */
+  readonly spent: number | undefined;
+  /** Ms between sends at the server's stated rate (window / quota), when it states one. */
+  readonly interval: number | undefined;
+}
+
+/** A quota policy list (`RateLimit-Policy`): each item's name (`"name"` or none) and its ms per request. */
+function policies(value: string | undefined): Map<string, number> {
+  const found = new Map<string, number>();
+  for (const item of value?.split(',') ?? []) {
+    const [member = '', ...parts] = item.split(';').map((part) => part.trim());
+    const params: Record<string, string> = {};
+    for (const part of parts) {
+      const eq = part.indexOf('=');
+      if (eq > 0) params[part.slice(0, eq).trim().toLowerCase()] = part.slice(eq + 1).trim();
+    }
+    // draft-8: `"name";q=20;w=1`; drafts 6 and 7: `20;w=1` (the quota is the item itself).
+    const quota = params.q ?? (DIGITS.test(member) ? member : undefined);
+    const window = params.w;
+    if (quota === undefined || !DIGITS.test(quota) || window === undefined || !DECIMAL.test(window)) continue;
+    if (Number(quota) > 0)
+      found.set(
+        member.startsWith('"') ? member.slice(1, -1) : member,
+        (Number(window) * 1000) / Number(quota),
+      );
+  }
+  return found;
+}
+
+/**
+ * The quota a response reports, for a client that paces itself: the RateLimit fields (draft-8 items with
+ * `RateLimit-Policy` `q`/`w`, matched by policy name; draft-7's dictionary; draft-6's separate fields) and the
+ * `X-RateLimit-*` family (a reset as `parseRetryAfter` reads it). Retry-After is not read here: the core already
+ * has it. `undefined` when the response says nothing of a quota. Malformed fields are ignored.
+ */
+export function parseRateQuota(headers: HeadersLike | undefined | null, now: number): RateQuota | undefined {
+  const get = headerGetter(headers);
+  const field = get('ratelimit');
+  const policy = get('ratelimit-policy');
+  let spent: number | undefined;
+  let limit: string | undefined;
+  const names: string[] = [];
+  if (field !== undefined) {
+    const dictionary: Record<string, string> = {};
+    for (const item of field.split(',')) {
+      const [member = '', ...parts] = item.split(';').map((part) => part.trim());
+      const params: Record<string, string> = {};
+      for (const part of parts.length > 0 ? parts : [member]) {
+        const eq = part.indexOf('=');
+        if (eq > 0) params[part.slice(0, eq).trim().toLowerCase()] = part.slice(eq + 1).trim();
+      }
+      if (parts.length === 0) Object.assign(dictionary, params);
+      else {
+        const wait = exhausted(params.r, params.t);
+        if (wait !== undefined) names.push(member.startsWith('"') ? member.slice(1, -1) : member);
+        spent = longest(spent, wait);
+      }
+    }
+    spent = longest(spent, exhausted(dictionary.remaining, dictionary.reset));
+    limit = dictionary.limit;
+  }
+  for (const prefix of ['ratelimit-', 'x-ratelimit-', 'x-rate-limit-']) {
+    const remaining = get(`${prefix}remaining`)?.trim();
+    const reset = get(`${prefix}reset`)?.trim();
+    limit ??= get(`${prefix}limit`)?.trim();
+    if (remaining === '0' && reset !== undefined) spent = longest(spent, resetHeader(reset, now));
+  }
+  if (field === undefined && policy === undefined && limit === undefined) return undefined;
+  const stated = policies(policy);
+  // The exhausted policies' rate (the slowest of them); else the one whose quota is the reported limit, else the
+  // fastest stated (a 429 corrects a guess too fast; one too slow would waste the quota).
+  let interval: number | undefined;
+  for (const name of names) interval = longest(interval, stated.get(name));
+  if (interval === undefined && limit !== undefined && DIGITS.test(limit)) interval = stated.get(limit);
+  if (interval === undefined && stated.size > 0) interval = Math.min(...stated.values());
+  // No window stated (the X-RateLimit family): the limit spread over the time left, at least a second.
+  if (interval === undefined && spent !== undefined && limit !== undefined && Number(limit) > 0)
+    interval = Math.max(spent, 1000) / Number(limit);
+  return { spent: spent === undefined ? undefined : Math.min(spent, 2 ** 53 - 1), interval };
+}

@@ -49,6 +49,7 @@ const methods = list(
 // user's own import brings it in, which `true` or a plain options object would not.
 const breaker = withMethods(['watcher', 'listen', 'toJSON'], true, 'a `new CircuitBreaker()`');
 const metrics = withMethods(['watcher', 'snapshot'], true, 'a `new BackoffMetrics()`');
+const pacer = withMethods(['watcher', 'nextSend'], true, 'a `new Pacer()`');
 
 /** Every option and its check. `budget` is checked by `resolveBudget` (it is no resolved option). */
 const CHECKS: Readonly<Record<keyof BackoffOptions, Check | null>> = {
@@ -80,6 +81,8 @@ const CHECKS: Readonly<Record<keyof BackoffOptions, Check | null>> = {
   budget: null,
   circuitBreaker: breaker,
   metrics,
+  pacer,
+  onHold: fn,
   shouldRetry: fn,
   onRetry: fn,
   hedge: checkHedge,
@@ -134,6 +137,8 @@ export function resolveOptions(options: BackoffOptions | undefined, base?: Resol
       onHedge: undefined,
       // One per policy, shared by its per-request extensions: they learn from each other's answers.
       responseTimes: new ResponseTimes(),
+      pacer: undefined,
+      onHold: undefined,
       random: defaultRandom,
       now: defaultNow,
       timers: defaultTimers,

@@ -13,7 +13,7 @@ import type { ResolvedOptions } from './options.js';
 import type { Outcome } from './outcome.js';
 import type { StopReason } from './reasons.js';
 import { isThenable } from './sleep.js';
-import type { CallWatcher } from './watcher.js';
+import type { CallWatcher, Held } from './watcher.js';
 
 /** The call class of a watched policy: `Backoff.start` makes its calls with it. */
 export type WatchedState = new (
@@ -69,6 +69,8 @@ class WatchedRetryState extends RetryState {
   readonly #kept: unknown[] = [];
   readonly #options: ResolvedOptions;
   readonly #gate: CircuitGate | undefined;
+  /** The place of the watcher that paces sends (a pacer) in the list, or -1. */
+  readonly #pacer: number;
 
   constructor(
     options: ResolvedOptions,
@@ -81,8 +83,9 @@ class WatchedRetryState extends RetryState {
     this.#options = options;
     this.#gate = gate;
     this.#watchers = watchers;
+    this.#pacer = watchers.findIndex((watcher) => watcher.hold);
     try {
-      for (const watcher of watchers) this.#kept.push(watcher.admit?.(this));
+      for (const watcher of watchers) this.#kept.push(watcher.admit?.(this, request));
     } catch (refusal) {
       // Refused (an open circuit): nothing is sent, and every watcher hears that the call ended so.
       this.#end('circuit-open');
@@ -118,7 +121,7 @@ class WatchedRetryState extends RetryState {
       (options.statusCodes.has(outcome.status) || serverSaid(options, outcome) === true);
     const delay = outcome.type === 'response' && outcome.status >= 500 ? serverDelay : undefined;
     this.#watchers?.forEach((watcher, i) => {
-      if (watcher.attempt?.(this.#kept[i], outcome, failing, delay)) gate.open = true;
+      if (watcher.attempt?.(this.#kept[i], outcome, failing, delay, serverDelay)) gate.open = true;
     });
   }
 
@@ -196,18 +199,50 @@ class WatchedRetryState extends RetryState {
   }
 
   override wait(decision: RetryDecision, signal?: AbortSignal | null): Promise<void> {
-    return this.#ending(super.wait(decision, signal)).then(() => {
-      try {
-        // The retry is about to go: not into a circuit that opened meanwhile.
-        this.#watchers?.forEach((watcher, i) => {
-          watcher.resume?.(this.#kept[i]);
-        });
-      } catch (refusal) {
-        (this.#gate as CircuitGate).refused = true;
-        this.#end('circuit-open');
-        throw refusal;
-      }
+    return this.#ending(super.wait(decision, signal)).then(this.#resume);
+  }
+
+  /** The send is about to go: not into a circuit that opened meanwhile. */
+  readonly #resume = (): void => {
+    try {
+      this.#watchers?.forEach((watcher, i) => {
+        watcher.resume?.(this.#kept[i]);
+      });
+    } catch (refusal) {
+      (this.#gate as CircuitGate).refused = true;
+      this.#end('circuit-open');
+      throw refusal;
+    }
+  };
+
+  override hold(): Held | undefined {
+    const watchers = this.#watchers;
+    const at = this.#pacer;
+    const pacer = watchers?.[at];
+    if (pacer === undefined) return undefined;
+    let held: Held | undefined;
+    try {
+      held = pacer.hold?.(this.#kept[at], this.left());
+    } catch (refusal) {
+      // Held past the deadline: the call stops here, nothing more sent.
+      this.stopped('deadline');
+      this.#end('deadline');
+      throw refusal;
+    }
+    if (held === undefined) return undefined;
+    const { delay, reason, key } = held;
+    watchers?.forEach((watcher, i) => {
+      watcher.held?.(this.#kept[i], delay, reason, this);
     });
+    const attempt = this.attempts + 1;
+    this.#options.onHold?.({ delay, reason, key, method: this.method, url: this.url, attempt });
+    return held;
+  }
+
+  override ready(signal?: AbortSignal | null): Promise<void> | undefined {
+    const ready = super.ready(signal);
+    // An open circuit fails fast after a hold too.
+    return ready === undefined ? undefined : this.#ending(ready).then(this.#resume);
   }
 
   override announce(decision: RetryDecision, signal?: AbortSignal | null): Promise<void> {

@@ -1,3 +1,4 @@
+import type { RequestDescription } from './decision.js';
 import type { Outcome } from './outcome.js';
 
 /** What a watcher sees of a call: the request and, when it ends, what was done. */
@@ -21,14 +22,28 @@ export interface CallWatcher<Kept = unknown> {
    * A call starts, before its first attempt. Throws (a `CircuitOpenError`) to refuse it: nothing is sent. Returns
    * what the watcher keeps of the call, handed back to its other hooks.
    */
-  admit?(call: WatchedCall): Kept;
+  admit?(call: WatchedCall, request?: RequestDescription): Kept;
   /**
    * An attempt ended with `outcome`. For a 5xx response, `failing` says whether its status says the backend is
    * failing (one the policy retries, or one the server asks to retry: a server's `false` asks for no retry, it
    * does not say the backend is well) and `serverDelay` is the delay it asked for, in ms. Returns `true` when no
    * retry may wait (the origin's circuit is not closed): the call then stops with the reason `'circuit-open'`.
+   * Every answer is told, successes included; `asked` is the delay any answer of 400 or above asked for.
    */
-  attempt?(kept: Kept, outcome: Outcome, failing: boolean, serverDelay: number | undefined): boolean;
+  attempt?(
+    kept: Kept,
+    outcome: Outcome,
+    failing: boolean,
+    serverDelay: number | undefined,
+    asked: number | undefined,
+  ): boolean;
+  /**
+   * An attempt is about to be sent: the hold it must wait first (its slot is reserved by answering), or none.
+   * Throws (a `PacerDeadlineError`) when the hold would be longer than `within` ms, the deadline's rest.
+   */
+  hold?(kept: Kept, within: number): Held | undefined;
+  /** A send is held for `delay` ms (every watcher hears it: the metrics count it). */
+  held?(kept: Kept, delay: number, reason: Held['reason'], call: WatchedCall): void;
   /** A wait is over and the retry is about to go. Throws (a `CircuitOpenError`) to refuse it. */
   resume?(kept: Kept): void;
   /**
@@ -43,6 +58,7 @@ export interface CallWatcher<Kept = unknown> {
 export interface WatcherOptions {
   readonly now: () => number;
   readonly maxRetryAfter: number;
+  readonly random: () => number;
   readonly circuitBreaker: CircuitBreakerLike | undefined;
 }
 
@@ -69,3 +85,13 @@ export interface CircuitBreakerLike extends Watchable {
 export interface MetricsLike extends Watchable {
   snapshot(): unknown;
 }
+
+/** A hold before a send: `'rate-limit'` when the server's quota is spent, `'throttled'` when 429s slowed the key. */
+export interface Held {
+  readonly delay: number;
+  readonly reason: 'rate-limit' | 'throttled';
+  readonly key: string;
+}
+
+/** What the `pacer` option takes: a `Pacer`. */
+export type PacerLike = Watchable;

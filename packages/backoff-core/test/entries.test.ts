@@ -10,6 +10,7 @@ describe('the public surface', () => {
       'CircuitOpenError',
       'DEFAULT_METHODS',
       'DEFAULT_STATUS_CODES',
+      'Pacer',
       'RetryBudget',
       'createBackoff',
       'getBackoffResult',

@@ -57,6 +57,8 @@ describe('BackoffMetrics', () => {
       circuitRefusals: 0,
       hedges: 0,
       hedgeWins: 0,
+      holds: 0,
+      heldTime: 0,
       circuitChanges: { open: 0, halfOpen: 0, closed: 0 },
     });
   });

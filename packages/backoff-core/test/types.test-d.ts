@@ -159,6 +159,7 @@ describe('results on responses and errors', () => {
       readonly serverDelay: number | undefined;
       readonly hedges: number;
       readonly hedgeWon: boolean;
+      readonly held?: number;
     }>();
   });
 });

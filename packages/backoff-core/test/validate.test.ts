@@ -320,6 +320,8 @@ describe('valid options: boundaries accepted, defaults kept', () => {
       budget: undefined,
       circuitBreaker: undefined,
       metrics: undefined,
+      pacer: undefined,
+      onHold: undefined,
       shouldRetry: undefined,
       onRetry: undefined,
       hedge: undefined,

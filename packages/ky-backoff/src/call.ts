@@ -62,6 +62,7 @@ export class KyCall {
   #copy: Response | undefined;
   #seen = false;
   #kyDelay = 0; // a wait left to ky (after ky's own timeout), which its `delay` returns once
+  #held = -1; // the attempt count when the pacer was last asked: one hold per attempt
   #refused: BackoffResult | undefined;
 
   constructor(shared: Shared, request: Request, options: HookOptions, ky2: boolean) {
@@ -97,13 +98,17 @@ export class KyCall {
     this.state =
       backoff === false ? undefined : own.start({ method, url, headers, replayable: !once }, stamp);
   }
-  /** A new attempt is about to go out (beforeRequest, beforeRetry): nothing of it is known yet. */
-  begin(request: unknown): void {
+  /** An attempt is about to go (beforeRequest, beforeRetry: ky 1 calls both): a pacer holds it once, first. */
+  begin(request: unknown): Promise<void> | undefined {
     this.#decided = this.#fetched = this.#copy = undefined;
     if (request instanceof Request) {
       this.#request = request;
       this.state?.sent(request.headers);
     }
+    const { state } = this;
+    if (state === undefined || this.#held === state.attempts) return undefined;
+    this.#held = state.attempts;
+    return state.ready(this.#request.signal)?.catch(this.#ended);
   }
   fetched(pending: Promise<Response>): Promise<Response> {
     this.#seen = true;

@@ -11,6 +11,7 @@ export {
   type CircuitState,
   type CircuitStateChange,
   getBackoffResult,
+  Pacer,
   RetryBudget,
   type RetryBudgetOptions,
   type RetryEvent,

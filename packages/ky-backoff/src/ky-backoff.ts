@@ -78,7 +78,7 @@ export function kyBackoff<Instance extends KyInstanceLike>(
     const callOf = (o?: HookOptions) => (isObject(o?.retry) ? calls.get(o.retry) : undefined);
     const begin = (call: KyCall, request: unknown) => {
       if (isObject(request)) calls.set(request, call);
-      call.begin(request);
+      return call.begin(request);
     };
     const fetch: FetchFunction = (input, init) => {
       // ky passes the options it does not know on to `fetch`: `backoff` is kyBackoff's.
@@ -97,7 +97,7 @@ export function kyBackoff<Instance extends KyInstanceLike>(
         bindRetry(options.retry as typeof retry, retry, request.method, call);
         calls.set(options.retry, call).set((options.retry as typeof retry).shouldRetry as object, call);
       }
-      begin(call, request);
+      return begin(call, request);
     };
     // Before every retry, also one forced with `ky.retry()`: ky 2 shows no other hook the request it sends next.
     const beforeRetry = ({ options, request, error }: View) => {

@@ -11,8 +11,9 @@ export {
   RetryState,
   type StopDecision,
 } from './decision.js';
-export type { FetchLike } from './fetch.js';
+export { type FetchLike, raceRequest } from './fetch.js';
 export { type HeaderGetter, type HeadersLike, headerGetter } from './headers.js';
+export { type HedgePlan, type Raced, type Racing, race } from './hedge.js';
 export { parseHttpDate } from './http-date.js';
 export { fetchRedirected, field } from './not-sent.js';
 export { DEFAULTS, type ResolvedOptions } from './options.js';

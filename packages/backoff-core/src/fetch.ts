@@ -1,10 +1,12 @@
 import { type Attempts, type Settled, sendAttempts } from './attempts.js';
 import { type Backoff, createBackoff } from './backoff.js';
 import { replayableBody } from './body.js';
+import type { RetryState } from './decision.js';
 import type { BackoffResult } from './events.js';
+import { type HedgePlan, race } from './hedge.js';
 import { fetchRedirected } from './not-sent.js';
 import type { BackoffOptions } from './options.js';
-import { classifyError, type Outcome } from './outcome.js';
+import { classifyError, type ErrorKind, type Outcome } from './outcome.js';
 import { attachResult } from './result.js';
 import { describeValue } from './show.js';
 
@@ -89,6 +91,43 @@ class FetchAttempts implements Attempts<Response> {
     if (settled.ok) return attachResult(settled.value, result);
     throw attachResult(settled.error, result);
   }
+}
+
+/**
+ * One attempt of a fetch `Request`, hedged when `call` may be, for a client that runs its own attempt loop (ky):
+ * each copy is a clone of `request` with a signal of its own that follows the request's, sent through `send`.
+ * `kind` classifies a copy's error (`aborted`: the request's signal had aborted). `undefined` when the attempt
+ * is not hedged: send `request` as usual.
+ */
+export function raceRequest(
+  call: RetryState,
+  request: Request,
+  send: (request: Request) => Promise<Response>,
+  kind: (error: unknown, aborted: boolean) => ErrorKind,
+): Promise<Response> | undefined {
+  const plan: HedgePlan | undefined = call.hedging();
+  if (plan === undefined) return undefined;
+  const { signal } = request;
+  const copies = {
+    send: (own?: AbortSignal) => send(own ? new Request(request.clone(), { signal: own }) : request),
+    outcome: (settled: Settled<Response>): Outcome =>
+      settled.ok
+        ? {
+            type: 'response',
+            status: settled.value.status,
+            headers: settled.value.headers,
+            response: settled.value,
+          }
+        : { type: 'error', kind: kind(settled.error, signal.aborted), error: settled.error },
+    signal: () => signal,
+    discard: (settled: Settled<Response>) => {
+      if (settled.ok) settled.value.body?.cancel().catch(() => {});
+    },
+  };
+  return race(call, copies, plan).then((raced) => {
+    if (raced.ok) return raced.value;
+    throw 'interrupted' in raced ? raced.interrupted : raced.error;
+  });
 }
 
 /**

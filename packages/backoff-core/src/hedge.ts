@@ -119,6 +119,9 @@ export function anySignal(signals: AbortSignal[]): { signal: AbortSignal; releas
 /** How an attempt's race ended: with a copy's outcome, or interrupted (`onHedge` threw). */
 export type Raced<T> = Settled<T> | { readonly ok: false; readonly interrupted: unknown };
 
+/** What a race asks of a client: how to send a copy, what its result means, the caller's signal, a discard. */
+export type Racing<T> = Pick<Attempts<T>, 'send' | 'outcome' | 'signal' | 'discard'>;
+
 interface Copy {
   readonly number: number;
   readonly controller: AbortController;
@@ -133,7 +136,7 @@ interface Copy {
  * race wins; every other copy is aborted at once and its late result discarded, never reported. Each copy is
  * sent with a signal of its own that also follows the caller's.
  */
-export function race<T>(call: RetryState, attempts: Attempts<T>, plan: HedgePlan): Promise<Raced<T>> {
+export function race<T>(call: RetryState, attempts: Racing<T>, plan: HedgePlan): Promise<Raced<T>> {
   const { timers, now } = plan;
   if (plan.delay === undefined) {
     // Not hedged yet ('auto' before it learned a delay): one copy, timed.
@@ -199,7 +202,7 @@ const noCombiner = (controller: AbortController) => ({ signal: controller.signal
  * Sends one copy of the attempt and settles with its outcome, never rejecting. The one place every copy goes
  * through on its way out.
  */
-function sendCopy<T>(attempts: Attempts<T>, signal: AbortSignal | undefined): Promise<Settled<T>> {
+function sendCopy<T>(attempts: Racing<T>, signal: AbortSignal | undefined): Promise<Settled<T>> {
   let sent: Promise<T>;
   try {
     sent = attempts.send(signal);

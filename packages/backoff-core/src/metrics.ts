@@ -33,7 +33,8 @@ export interface BackoffMetricsOptions {
   /**
    * An OpenTelemetry `Meter` to record into as well (`metrics.getMeter('my-app')`): the histograms
    * `backoff.call.attempts` and `backoff.call.retry_delay` (s, per call, as gRPC's A96), the counter
-   * `backoff.call.stops` (by `backoff.stop_reason` and `error.type`) and the gauge `backoff.circuit.state`, with
+   * `backoff.call.stops` (by `backoff.stop_reason` and `error.type`), the counter `backoff.call.hedges` (by
+   * `backoff.hedge.won`) and the gauge `backoff.circuit.state`, with
    * the HTTP client convention's `http.request.method`, `url.scheme`, `server.address` and `server.port`. No
    * OpenTelemetry package is needed otherwise (the README lists every instrument and attribute).
    * @default undefined

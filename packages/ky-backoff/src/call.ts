@@ -6,6 +6,7 @@ import {
   classifyNetworkFailure,
   fetchRedirected,
   field,
+  raceRequest,
   replayableBody,
 } from 'backoff-core/adapter';
 import { withoutMergeArtefact } from './ky-retry.js';
@@ -110,8 +111,9 @@ export class KyCall {
     this.#held = state.attempts;
     return state.ready(this.#request.signal)?.catch(this.#ended);
   }
-  fetched(pending: Promise<Response>): Promise<Response> {
+  fetch(request: Request, send: (request: Request) => Promise<Response>): Promise<Response> {
     this.#seen = true;
+    const pending = (this.state && raceRequest(this.state, request, send, errorKind)) ?? send(request);
     return pending.then((response) => {
       this.#fetched = response;
       if (this.#keepsCopies && !response.ok) this.#copy = response.clone();

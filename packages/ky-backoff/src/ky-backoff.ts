@@ -4,7 +4,7 @@
  *                  ky `retry` fields set per request, by `.extend()` or `init` are the call's options (ky-retry.ts).
  *   beforeRequest  the call starts (KyCall, around the core's RetryState, which stamps an Idempotency-Key), and
  *                  binds ky's per-call `retry`: `shouldRetry`, `delay` and `limit` ("keep asking me").
- *   fetch          kyBackoff's fetch notes the response: the object the caller will get.
+ *   fetch          kyBackoff's fetch sends (hedged when the call may be), noting the response the caller gets.
  *   afterResponse  after the instance's own hooks, an OK response is decided (a 2xx retried via `ky.retry()`).
  *   shouldRetry    ky's HTTPError, network error or timeout is decided; a retry waits here (KyCall#pause), then
  *                  ky hears `true` and its `delay` is 0 (after ky's own timeout: the wait ky makes itself).
@@ -83,9 +83,10 @@ export function kyBackoff<Instance extends KyInstanceLike>(
     const fetch: FetchFunction = (input, init) => {
       // ky passes the options it does not know on to `fetch`: `backoff` is kyBackoff's.
       const { backoff: _, ...rest } = init ?? {};
-      const response = ((parent.fetch as FetchFunction) ?? globalThis.fetch)(input as Request, init && rest);
+      const send = (request: Request) =>
+        ((parent.fetch as FetchFunction) ?? globalThis.fetch)(request, init && rest);
       const call = isObject(input) ? calls.get(input) : undefined;
-      return call === undefined ? response : call.fetched(response);
+      return call === undefined ? send(input as Request) : call.fetch(input as Request, send);
     };
     // ky 2: once per call; ky 1: before every attempt.
     const beforeRequest = (...args: unknown[]) => {

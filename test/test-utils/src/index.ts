@@ -8,6 +8,7 @@ export {
 export { describeCircuitBreakerClient, describeMetricsClient } from './breaker-suite.js';
 export { collected } from './collected.js';
 export { FakeNetwork } from './fake-network.js';
+export { describeHedgingClient } from './hedge-suite.js';
 export {
   axiosRequestOptions,
   axiosResponseBody,

@@ -1,0 +1,4 @@
+import { describeHedgingClient } from '@backoff/test-utils';
+import { withBackoffDriver } from './support/with-backoff-driver.ts';
+
+describeHedgingClient(withBackoffDriver);

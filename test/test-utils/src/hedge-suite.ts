@@ -1,0 +1,186 @@
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { BackoffMetrics, type BackoffOptions, RetryBudget } from 'backoff-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { BackoffClientDriver, SuiteRequest } from './behaviour-suite.js';
+import { VirtualClock } from './virtual-clock.js';
+
+/** One request as the server saw it; `closed` resolves when its connection closed before it was answered. */
+interface Arrival {
+  readonly method: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly response: ServerResponse;
+  readonly closed: Promise<void>;
+  answer(status: number): void;
+}
+
+/**
+ * A real server on 127.0.0.1 that holds every request until the test answers it, and records when a held
+ * request's connection is closed by the client: what a server sees of an aborted hedge.
+ */
+class HoldingServer {
+  readonly arrivals: Arrival[] = [];
+  #waiters: Array<() => void> = [];
+  #server: Server | undefined;
+  base = '';
+
+  async listen(): Promise<void> {
+    this.#server = createServer((request, response) => {
+      let closed!: () => void;
+      const arrival: Arrival = {
+        method: request.method ?? '',
+        headers: request.headers,
+        response,
+        closed: new Promise<void>((resolve) => {
+          closed = resolve;
+        }),
+        answer: (status) => response.writeHead(status, { 'content-type': 'text/plain' }).end('ok'),
+      };
+      response.on('close', () => {
+        if (!response.writableEnded) closed();
+      });
+      request.resume();
+      this.arrivals.push(arrival);
+      for (const wake of this.#waiters.splice(0)) wake();
+    });
+    await new Promise<void>((resolve) => this.#server?.listen(0, '127.0.0.1', resolve));
+    this.base = `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}`;
+  }
+
+  /** Resolves once `count` requests have arrived. */
+  async arrived(count: number): Promise<void> {
+    while (this.arrivals.length < count) await new Promise<void>((resolve) => this.#waiters.push(resolve));
+  }
+
+  reset(): void {
+    for (const arrival of this.arrivals) if (!arrival.response.writableEnded) arrival.answer(200);
+    this.arrivals.length = 0;
+  }
+
+  async close(): Promise<void> {
+    this.#server?.closeAllConnections();
+    await new Promise<void>((resolve) => this.#server?.close(() => resolve()));
+  }
+}
+
+/**
+ * Hedged requests through one client, against a real server that counts what arrives and sees a loser's
+ * connection close: the first answer wins, the other copy is aborted, only what may be sent twice is hedged,
+ * and the budget, the caller's abort and the metrics hold. The hedge timer runs on a virtual clock.
+ */
+export function describeHedgingClient(driver: BackoffClientDriver): void {
+  describe(`hedging suite: ${driver.name}`, () => {
+    const server = new HoldingServer();
+    let clock: VirtualClock;
+    beforeAll(() => server.listen());
+    afterEach(() => {
+      expect(clock.pendingCount).toBe(0);
+      server.reset();
+    });
+    afterAll(() => server.close());
+
+    const client = (options: BackoffOptions = {}) => {
+      clock = new VirtualClock();
+      clock.auto = false;
+      return driver.create(server.base, {
+        hedge: { delay: 50 },
+        random: () => 0.5,
+        timers: clock.timers,
+        now: clock.now,
+        ...options,
+      });
+    };
+    const GET: SuiteRequest = { method: 'GET', path: '/items' };
+
+    it('a slow request is hedged: the hedge answers first and wins, the slow copy is aborted', async () => {
+      const pending = client().send(GET);
+      await server.arrived(1);
+      clock.advance(50);
+      await server.arrived(2);
+      server.arrivals[1]?.answer(200);
+      const settled = await pending;
+      expect(settled).toMatchObject({ ok: true, status: 200 });
+      expect(settled.result).toMatchObject({ attempts: 1, hedges: 1, hedgeWon: true, reason: 'success' });
+      // The server sees the loser's connection closed; no third copy is sent.
+      await server.arrivals[0]?.closed;
+      expect(server.arrivals).toHaveLength(2);
+    });
+
+    it('an answer before the delay sends no hedge', async () => {
+      const pending = client().send(GET);
+      await server.arrived(1);
+      server.arrivals[0]?.answer(200);
+      const settled = await pending;
+      expect(settled.result).toMatchObject({ hedges: 0, hedgeWon: false });
+      clock.advance(1000);
+      expect(server.arrivals).toHaveLength(1);
+    });
+
+    it('the first copy still wins when it answers first; the hedge is aborted', async () => {
+      const pending = client().send(GET);
+      await server.arrived(1);
+      clock.advance(50);
+      await server.arrived(2);
+      server.arrivals[0]?.answer(200);
+      expect((await pending).result).toMatchObject({ hedges: 1, hedgeWon: false });
+      await server.arrivals[1]?.closed;
+    });
+
+    it('a keyless POST is sent once, however slow', async () => {
+      const pending = client().send({ method: 'POST', path: '/orders', json: { item: 1 } });
+      await server.arrived(1);
+      clock.advance(50);
+      server.arrivals[0]?.answer(200);
+      expect((await pending).result).toMatchObject({ hedges: 0 });
+      expect(server.arrivals).toHaveLength(1);
+    });
+
+    it('a keyed POST is hedged, every copy with the same key and body', async () => {
+      const headers = { 'Idempotency-Key': '"order-1"' };
+      const pending = client().send({ method: 'POST', path: '/orders', json: { item: 1 }, headers });
+      await server.arrived(1);
+      clock.advance(50);
+      await server.arrived(2);
+      server.arrivals[1]?.answer(201);
+      expect(await pending).toMatchObject({ ok: true, status: 201, result: { hedges: 1 } });
+      expect(server.arrivals.map((arrival) => arrival.headers['idempotency-key'])).toEqual([
+        '"order-1"',
+        '"order-1"',
+      ]);
+      expect(server.arrivals.map((arrival) => arrival.method)).toEqual(['POST', 'POST']);
+    });
+
+    it('an empty budget sends no hedge', async () => {
+      const pending = client({ budget: new RetryBudget({ reserve: 0 }) }).send(GET);
+      await server.arrived(1);
+      clock.advance(50);
+      server.arrivals[0]?.answer(200);
+      expect((await pending).result).toMatchObject({ hedges: 0 });
+      expect(server.arrivals).toHaveLength(1);
+    });
+
+    it("the caller's abort closes every copy", async () => {
+      const caller = new AbortController();
+      const pending = client().send({ ...GET, signal: caller.signal });
+      await server.arrived(1);
+      clock.advance(50);
+      await server.arrived(2);
+      caller.abort();
+      const settled = await pending;
+      expect(settled.ok).toBe(false);
+      if (!settled.ok) expect(driver.errorKind(settled.error)).toBe('abort');
+      await Promise.all(server.arrivals.map((arrival) => arrival.closed));
+    });
+
+    it('BackoffMetrics counts the hedge and its win apart from attempts', async () => {
+      const metrics = new BackoffMetrics();
+      const pending = client({ metrics }).send(GET);
+      await server.arrived(1);
+      clock.advance(50);
+      await server.arrived(2);
+      server.arrivals[1]?.answer(200);
+      await pending;
+      expect(metrics.snapshot()).toMatchObject({ calls: 1, attempts: 1, hedges: 1, hedgeWins: 1 });
+    });
+  });
+}

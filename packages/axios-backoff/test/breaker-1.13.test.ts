@@ -1,4 +1,8 @@
-import { describeCircuitBreakerClient, describeMetricsClient } from '@backoff/test-utils';
+import {
+  describeCircuitBreakerClient,
+  describeMetricsClient,
+  describePacerClient,
+} from '@backoff/test-utils';
 import axios from 'axios';
 import { expect, it, vi } from 'vitest';
 import { ADAPTERS, axiosDriver } from './support/driver.ts';
@@ -13,4 +17,5 @@ it('runs against axios 1.13.4', () => {
 for (const adapter of ADAPTERS) {
   describeCircuitBreakerClient(axiosDriver(axios, adapter));
   describeMetricsClient(axiosDriver(axios, adapter));
+  describePacerClient(axiosDriver(axios, adapter));
 }

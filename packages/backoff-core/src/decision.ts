@@ -107,6 +107,8 @@ export class RetryState {
   #totalDelay = 0;
   /** Time held by a pacer before sends, in ms. */
   #held = 0;
+  /** The attempt count when `ready` last asked for a hold. */
+  #readyFor = -1;
   #previousDelay: number | undefined;
   #last: Decision | undefined;
   #outcome: Outcome | undefined;
@@ -231,9 +233,13 @@ export class RetryState {
    * Call right before each send: `undefined` (at once, nothing allocated) when the send may go now, else a
    * Promise that resolves when it may. It rejects at once with the signal's reason when the caller aborts (the
    * call stops `'aborted'`: send nothing), and with a `PacerDeadlineError` when the hold would pass `deadline`.
-   * A hold counts no attempt; its time is the result's `held`, not `totalDelay`.
+   * A hold counts no attempt; its time is the result's `held`, not `totalDelay`. Asked again before the attempt
+   * is recorded, it holds nothing.
    */
   ready(signal?: AbortSignal | null): Promise<void> | undefined {
+    // Once per attempt: a client whose hooks both run before one send (ky 1) is held once.
+    if (this.#readyFor === this.#attempts) return undefined;
+    this.#readyFor = this.#attempts;
     let held: Held | undefined;
     try {
       held = this.hold();

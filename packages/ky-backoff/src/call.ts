@@ -25,8 +25,7 @@ type Shared = {
 export type HookOptions = { readonly [key in 'body' | 'backoff' | 'retry' | 'throwHttpErrors']?: unknown };
 
 function answered(response: Response): Outcome {
-  const { status, headers } = response;
-  return { type: 'response', status, headers, response };
+  return { type: 'response', status: response.status, headers: response.headers, response };
 }
 // ky's errors by name, as ky's own guards do; `AbortSignal.timeout()`'s DOMException TimeoutError is the caller's.
 const isKyError = (error: unknown, name: string) =>
@@ -63,7 +62,6 @@ export class KyCall {
   #copy: Response | undefined;
   #seen = false;
   #kyDelay = 0; // a wait left to ky (after ky's own timeout), which its `delay` returns once
-  #held = -1; // the attempt count when the pacer was last asked: one hold per attempt
   #refused: BackoffResult | undefined;
 
   constructor(shared: Shared, request: Request, options: HookOptions, ky2: boolean) {
@@ -99,17 +97,15 @@ export class KyCall {
     this.state =
       backoff === false ? undefined : own.start({ method, url, headers, replayable: !once }, stamp);
   }
-  /** An attempt is about to go (beforeRequest, beforeRetry: ky 1 calls both): a pacer holds it once, first. */
-  begin(request: unknown): Promise<void> | undefined {
+  /** An attempt goes next (beforeRequest, beforeRetry): `calls` leads its request here; a pacer may hold it. */
+  begin(request: unknown, calls: WeakMap<object, KyCall>): Promise<void> | undefined {
     this.#decided = this.#fetched = this.#copy = undefined;
     if (request instanceof Request) {
+      calls.set(request, this);
       this.#request = request;
       this.state?.sent(request.headers);
     }
-    const { state } = this;
-    if (state === undefined || this.#held === state.attempts) return undefined;
-    this.#held = state.attempts;
-    return state.ready(this.#request.signal)?.catch(this.#ended);
+    return this.state?.ready(this.#request.signal)?.catch(this.#ended);
   }
   fetch(request: Request, send: (request: Request) => Promise<Response>): Promise<Response> {
     this.#seen = true;

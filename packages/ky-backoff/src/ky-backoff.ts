@@ -1,8 +1,8 @@
 /*
  * kyBackoff rides ky's own retry loop: ky asks, backoff-core decides. One call through ky's steps:
- *   ky(input)      ky merges the options; its per-call copy of `retry` is the call's key in `calls`, and the
- *                  ky `retry` fields set per request, by `.extend()` or `init` are the call's options (ky-retry.ts).
- *   beforeRequest  the call starts (KyCall, around the core's RetryState, which stamps an Idempotency-Key), and
+ *   ky(input)      ky merges the options; its per-call copy of `retry` is the call's key in `calls`, and its
+ *                  `retry` fields (per request, `.extend()`, `init`) are the call's options (ky-retry.ts).
+ *   beforeRequest  the call starts (KyCall, around the core's RetryState: Idempotency-Key, pacer hold), and
  *                  binds ky's per-call `retry`: `shouldRetry`, `delay` and `limit` ("keep asking me").
  *   fetch          kyBackoff's fetch sends (hedged when the call may be), noting the response the caller gets.
  *   afterResponse  after the instance's own hooks, an OK response is decided (a 2xx retried via `ky.retry()`).
@@ -76,10 +76,6 @@ export function kyBackoff<Instance extends KyInstanceLike>(
     // hold it), and each request a hook of ours saw about to go out (kyBackoff's fetch gets it).
     const calls = new WeakMap<object, KyCall>();
     const callOf = (o?: HookOptions) => (isObject(o?.retry) ? calls.get(o.retry) : undefined);
-    const begin = (call: KyCall, request: unknown) => {
-      if (isObject(request)) calls.set(request, call);
-      return call.begin(request);
-    };
     const fetch: FetchFunction = (input, init) => {
       // ky passes the options it does not know on to `fetch`: `backoff` is kyBackoff's.
       const { backoff: _, ...rest } = init ?? {};
@@ -98,13 +94,14 @@ export function kyBackoff<Instance extends KyInstanceLike>(
         bindRetry(options.retry as typeof retry, retry, request.method, call);
         calls.set(options.retry, call).set((options.retry as typeof retry).shouldRetry as object, call);
       }
-      return begin(call, request);
+      return call.begin(request, calls);
     };
     // Before every retry, also one forced with `ky.retry()`: ky 2 shows no other hook the request it sends next.
     const beforeRetry = ({ options, request, error }: View) => {
       const call = callOf(options);
       const forced = call?.forced(error);
-      if (call !== undefined) return forced ? forced.then(() => begin(call, request)) : begin(call, request);
+      if (call !== undefined)
+        return forced ? forced.then(() => call.begin(request, calls)) : call.begin(request, calls);
     };
     const afterResponse = (...args: unknown[]) => {
       const { options, response } = view(args);

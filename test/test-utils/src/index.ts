@@ -9,6 +9,7 @@ export { describeCircuitBreakerClient, describeMetricsClient } from './breaker-s
 export { collected } from './collected.js';
 export { FakeNetwork } from './fake-network.js';
 export { describeHedgingClient } from './hedge-suite.js';
+export { describePacerClient } from './pacer-suite.js';
 export {
   axiosRequestOptions,
   axiosResponseBody,

@@ -1,0 +1,169 @@
+import { BackoffMetrics, type BackoffOptions, CircuitBreaker, Pacer } from 'backoff-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { BackoffClientDriver, Settled, SuiteRequest } from './behaviour-suite.js';
+import { API, ScriptedApi } from './scripted-api.js';
+import { VirtualClock } from './virtual-clock.js';
+
+/** A draft-8 answer of a 1-per-second quota, spent for `t` more seconds. */
+const SPENT = (status: number, t = 2) => ({
+  status,
+  headers: { RateLimit: `"default";r=0;t=${t}`, 'RateLimit-Policy': '"default";q=1;w=1' },
+});
+
+const macrotask = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** The `PacerDeadlineError` a call failed with: the error itself, or its `cause` (axios wraps it). */
+function deadlineError(settled: Settled): InstanceType<typeof Pacer.DeadlineError> | undefined {
+  if (settled.ok) return undefined;
+  const { error } = settled;
+  if (error instanceof Pacer.DeadlineError) return error;
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  return cause instanceof Pacer.DeadlineError ? cause : undefined;
+}
+
+/**
+ * The pacer through one client: sends held while the server's quota is spent (counted on the server side), a
+ * retry behind the same gate, the deadline, an abort and an open circuit during a hold, one pacer shared by two
+ * clients, `onHold` and the metrics. Time is a virtual clock the tests move by hand.
+ */
+export function describePacerClient(driver: BackoffClientDriver): void {
+  describe(`pacer suite: ${driver.name}`, () => {
+    const api = new ScriptedApi();
+    let clock: VirtualClock;
+    beforeAll(() => api.listen());
+    afterEach(() => {
+      expect(clock.pendingCount).toBe(0);
+      api.reset();
+    });
+    afterAll(() => api.close());
+
+    const client = (pacer: Pacer, options: BackoffOptions = {}) =>
+      driver.create(API, { random: () => 0.5, timers: clock.timers, now: clock.now, pacer, ...options });
+    const fresh = () => {
+      clock = new VirtualClock();
+      clock.auto = false;
+    };
+    const GET = (id: string, extra: Partial<SuiteRequest> = {}): SuiteRequest => ({
+      method: 'GET',
+      path: '/quota',
+      headers: { 'x-id': id },
+      ...extra,
+    });
+    /** Lets the clients' I/O run until `done` (moving no virtual time). */
+    const until = async (done: () => boolean) => {
+      for (let i = 0; i < 500 && !done(); i++) await macrotask();
+      expect(done()).toBe(true);
+    };
+    /** Settles `calls`, moving virtual time by `step` ms whenever nothing else can run. */
+    const run = async <T>(calls: Promise<T>[], step = 100): Promise<T[]> => {
+      let left = calls.length;
+      for (const call of calls) call.finally(() => left--).catch(() => {});
+      for (let i = 0; i < 2000 && left > 0; i++) {
+        for (let j = 0; j < 10 && left > 0; j++) await macrotask();
+        if (left > 0) clock.advance(step);
+      }
+      return Promise.all(calls);
+    };
+
+    it('holds sends while the quota is spent: the server sees them only after the reset, each one attempt', async () => {
+      fresh();
+      const route = api.script('/quota', [SPENT(200), 200]);
+      const holds: unknown[] = [];
+      const metrics = new BackoffMetrics();
+      const c = client(new Pacer(), { onHold: (event) => holds.push(event), metrics });
+      const [first] = await run([c.send(GET('A'))]);
+      expect(first?.result).toMatchObject({ attempts: 1, reason: 'success' });
+      const second = c.send(GET('B'));
+      // Held 2 s (the reset) plus its spread within the 1-per-second slot: nothing sent meanwhile.
+      expect(await clock.nextWait()).toBe(2025);
+      clock.advance(2024);
+      for (let i = 0; i < 20; i++) await macrotask();
+      expect(route.hits).toHaveLength(1);
+      const [settled] = await run([second], 1);
+      expect(settled).toMatchObject({ ok: true, status: 200 });
+      expect(settled?.result).toMatchObject({ attempts: 1, totalDelay: 0, held: 2025, reason: 'success' });
+      expect(route.hits.map((hit) => hit.headers.get('x-id'))).toEqual(['A', 'B']);
+      expect(holds).toEqual([
+        { delay: 2025, reason: 'rate-limit', key: API, method: 'GET', url: `${API}/quota`, attempt: 1 },
+      ]);
+      expect(metrics.snapshot()).toMatchObject({
+        calls: 2,
+        attempts: 2,
+        retries: 0,
+        holds: 1,
+        heldTime: 2025,
+      });
+    });
+
+    it('a retry of a throttled request waits behind the same gate as the sends queued before it', async () => {
+      fresh();
+      const route = api.script('/quota', [SPENT(429, 1), 200]);
+      const c = client(new Pacer());
+      const a = c.send(GET('A'));
+      // A's 429 is learned: its retry waits the server's second plus its jitter (10 %).
+      expect(await clock.nextWait()).toBe(1100);
+      const queued = [c.send(GET('B')), c.send(GET('C'))];
+      await until(() => clock.pendingCount === 3);
+      const settled = await run([a, ...queued]);
+      expect(settled.every((s) => s.ok)).toBe(true);
+      expect(route.hits.map((hit) => hit.headers.get('x-id'))).toEqual(['A', 'B', 'C', 'A']);
+      expect(settled[0]?.result).toMatchObject({ attempts: 2, totalDelay: 1100 });
+    });
+
+    it('a hold that would pass the deadline fails at once, with the reason, and sends nothing', async () => {
+      fresh();
+      const route = api.script('/quota', [SPENT(200, 5), 200]);
+      const c = client(new Pacer(), { deadline: 3000 });
+      await run([c.send(GET('A'))]);
+      const settled = await c.send(GET('B'));
+      expect(settled.ok).toBe(false);
+      const error = deadlineError(settled);
+      expect(error).toMatchObject({ code: 'ERR_PACER_DEADLINE', key: API, delay: 5025 });
+      expect(error?.message).toMatch(/held by the pacer past the deadline/i);
+      expect(settled.result).toMatchObject({ attempts: 0, reason: 'deadline' });
+      expect(route.hits).toHaveLength(1);
+    });
+
+    it("an abort during a hold rejects at once with the client's own abort error and sends nothing", async () => {
+      fresh();
+      const route = api.script('/quota', [SPENT(200), 200]);
+      const c = client(new Pacer());
+      await run([c.send(GET('A'))]);
+      const controller = new AbortController();
+      const pending = c.send(GET('B', { signal: controller.signal }));
+      expect(await clock.nextWait()).toBe(2025);
+      controller.abort();
+      const settled = await pending;
+      expect(settled.ok).toBe(false);
+      if (!settled.ok) expect(driver.errorKind(settled.error)).toBe('abort');
+      expect(clock.pendingCount).toBe(0);
+      expect(settled.result).toMatchObject({ attempts: 0, reason: 'aborted' });
+      expect(route.hits).toHaveLength(1);
+    });
+
+    it('an open circuit still fails fast: a call refused by the breaker is never held', async () => {
+      fresh();
+      const route = api.script('/quota', [{ ...SPENT(503), status: 503 }]);
+      const holds: unknown[] = [];
+      const breaker = new CircuitBreaker({ consecutiveFailures: 1 });
+      const c = client(new Pacer(), { circuitBreaker: breaker, retries: 0, onHold: (e) => holds.push(e) });
+      await run([c.send(GET('A'))]);
+      const settled = await c.send(GET('B'));
+      expect(settled.result).toMatchObject({ attempts: 0, reason: 'circuit-open' });
+      expect(holds).toEqual([]);
+      expect(route.hits).toHaveLength(1);
+    });
+
+    it('one pacer shared by two clients: what one learns holds the other', async () => {
+      fresh();
+      const route = api.script('/quota', [SPENT(200), 200]);
+      const pacer = new Pacer();
+      await run([client(pacer).send(GET('A'))]);
+      const other = client(pacer).send(GET('B'));
+      expect(await clock.nextWait()).toBe(2025);
+      const [settled] = await run([other]);
+      expect(settled?.result).toMatchObject({ attempts: 1, held: 2025 });
+      expect(route.hits).toHaveLength(2);
+    });
+  });
+}

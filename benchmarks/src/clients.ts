@@ -52,7 +52,7 @@ function axiosInstance(transport: Transport, extra: CreateAxiosDefaults = {}): A
   return axios.create(config);
 }
 
-function axiosClient(instance: AxiosInstance): Client {
+export function axiosClient(instance: AxiosInstance): Client {
   return {
     get: (url) =>
       instance.get(url).then(
@@ -69,7 +69,7 @@ function kyInstance(transport: Transport, extra: KyOptions = {}): KyInstance {
   return transport.fetch ? ky.create({ ...extra, fetch: transport.fetch }) : ky.create(extra);
 }
 
-function kyClient(instance: KyInstance): Client {
+export function kyClient(instance: KyInstance): Client {
   return {
     get: (url) =>
       instance.get(url).then(
@@ -85,7 +85,7 @@ function kyClient(instance: KyInstance): Client {
   };
 }
 
-function fetchClient(fetchFn: FetchFn): Client {
+export function fetchClient(fetchFn: FetchFn): Client {
   return {
     get: async (url) => {
       const response = await fetchFn(url);

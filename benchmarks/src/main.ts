@@ -1,7 +1,7 @@
-import { writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { renderResults } from './results.js';
+import { keepSections, RESULTS_PATH as RESULTS } from './results-sections.js';
 import { FULL, MEASURES, type MeasureId, QUICK, runSuite } from './suite.js';
 
 const USAGE = `Usage: pnpm bench [--quick] [--only LIST]
@@ -10,8 +10,6 @@ const USAGE = `Usage: pnpm bench [--quick] [--only LIST]
   --only LIST   comma-separated: ${MEASURES.join(', ')}; RESULTS.md is not written
 
 Without flags every measure runs at full size and benchmarks/RESULTS.md is rewritten.`;
-
-const RESULTS = fileURLToPath(new URL('../RESULTS.md', import.meta.url));
 
 function parse(): { quick: boolean; only: MeasureId[] | undefined } {
   const { values } = parseArgs({
@@ -46,6 +44,7 @@ console.log(markdown);
 if (options.quick || options.only) {
   console.error('[bench] --quick / --only: RESULTS.md left as it was.');
 } else {
-  writeFileSync(RESULTS, markdown);
+  // The pacing and hedging sections come from commands of their own: carried over as they were.
+  writeFileSync(RESULTS, keepSections(markdown, existsSync(RESULTS) ? readFileSync(RESULTS, 'utf8') : ''));
   console.error(`[bench] wrote ${RESULTS} (${report.seconds.toFixed(0)} s in all).`);
 }

@@ -5,8 +5,9 @@ import type { AmplificationConfig } from './amplification.js';
 import type { ContentionSweep } from './contention.js';
 import type { DeadBackendConfig } from './dead-backend.js';
 import type { HerdConfig } from './herd.js';
+import type { PacingConfig } from './pacing.js';
 
-export const SCENARIOS = ['herd', 'contention', 'amplification', 'dead-backend'] as const;
+export const SCENARIOS = ['herd', 'contention', 'amplification', 'dead-backend', 'pacing'] as const;
 export type ScenarioId = (typeof SCENARIOS)[number];
 
 /** Everything one `pnpm simulate` run needs, after defaults and validation. */
@@ -19,13 +20,14 @@ export interface SimulationConfig {
   readonly contention: ContentionSweep;
   readonly amplification: AmplificationConfig;
   readonly deadBackend: DeadBackendConfig;
+  readonly pacing: PacingConfig;
 }
 
 export const USAGE = `Usage: pnpm simulate [flags]
 
   --seed N           seed of every random stream (default 1)
   --quick            small sizes (a few hundred ms); any size flag below still wins
-  --only LIST        comma-separated: herd, contention, amplification, dead-backend (default: all four)
+  --only LIST        comma-separated: herd, contention, amplification, dead-backend, pacing (default: all five)
   --out DIR          where the SVG charts go (default .simulate; relative to the repository root)
   --latency MS       network delay per message, mean, in ms (default 10; sd 20% of it, as in the AWS blog)
 
@@ -33,6 +35,7 @@ export const USAGE = `Usage: pnpm simulate [flags]
   contention:    --min-clients N (10)  --max-clients N (190)  --step N (10)  --runs N (5)  --base MS (5)
   amplification: --rate REQ_PER_S (100)  --duration S (60)  --fail-from S (10)  --fail-to S (40)
   dead-backend:  --dead-rate REQ_PER_S (100)  --dead-for S (60)  (dies at 10 s, calls for 30 s after it returns)
+  pacing:        --limit REQ_PER_S (20)  --pace-rate CALLS_PER_S (50)  --pace-for S (4)
 `;
 
 const FLAGS = {
@@ -57,6 +60,9 @@ const FLAGS = {
   'fail-to': { type: 'string' },
   'dead-rate': { type: 'string' },
   'dead-for': { type: 'string' },
+  limit: { type: 'string' },
+  'pace-rate': { type: 'string' },
+  'pace-for': { type: 'string' },
 } as const;
 
 type Sizes = Readonly<Record<string, number>>;
@@ -79,6 +85,9 @@ const DEFAULT_SIZES: Sizes = {
   'fail-to': 40,
   'dead-rate': 100,
   'dead-for': 60,
+  limit: 20,
+  'pace-rate': 50,
+  'pace-for': 4,
 };
 
 /** `--quick`: the same shapes, scaled down (capacity with the herd, so recovery takes as long). */
@@ -96,6 +105,9 @@ const QUICK_SIZES: Sizes = {
   'fail-to': 12,
   'dead-rate': 20,
   'dead-for': 20,
+  limit: 10,
+  'pace-rate': 25,
+  'pace-for': 2,
 };
 
 interface Limits {
@@ -122,6 +134,9 @@ const LIMITS: Readonly<Record<string, Limits>> = {
   'fail-to': { min: 0, max: 86_400, integer: false },
   'dead-rate': { min: 0.001, max: 10_000, integer: false },
   'dead-for': { min: 0.001, max: 3600, integer: false },
+  limit: { min: 1, max: 100_000, integer: true },
+  'pace-rate': { min: 0.001, max: 100_000, integer: false },
+  'pace-for': { min: 0.001, max: 3600, integer: false },
 };
 
 /** The repository root (this file is examples/simulator/src/cli.ts). */
@@ -221,6 +236,15 @@ export function parseCli(args: readonly string[]): SimulationConfig | undefined 
       downFrom: 10_000,
       downTo: 10_000 + n('dead-for') * 1000,
       duration: 10_000 + n('dead-for') * 1000 + 30_000,
+      latency,
+      seed,
+    },
+    pacing: {
+      limit: n('limit'),
+      windowMs: 1000,
+      rate: n('pace-rate'),
+      duration: n('pace-for') * 1000,
+      retries: 20,
       latency,
       seed,
     },

@@ -6,6 +6,7 @@ import { parseCli, type SimulationConfig, USAGE } from './cli.js';
 import { contentionReport } from './contention-report.js';
 import { deadBackendReport } from './dead-backend-report.js';
 import { herdReport } from './herd-report.js';
+import { pacingReport } from './pacing-report.js';
 import { progress } from './progress.js';
 
 let config: SimulationConfig | undefined;
@@ -28,6 +29,7 @@ for (const scenario of config.scenarios) {
   if (scenario === 'contention') reports.push(contentionReport(config.contention, onProgress));
   if (scenario === 'amplification') reports.push(amplificationReport(config.amplification, onProgress));
   if (scenario === 'dead-backend') reports.push(await deadBackendReport(config.deadBackend, onProgress));
+  if (scenario === 'pacing') reports.push(await pacingReport(config.pacing, onProgress));
 }
 
 mkdirSync(config.out, { recursive: true });

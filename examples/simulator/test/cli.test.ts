@@ -5,7 +5,7 @@ import { DEFAULT_OUT, parseCli, REPO_ROOT } from '../src/cli.js';
 describe('parseCli', () => {
   it('has the default scenarios and sizes', () => {
     const config = parseCli([]) ?? expect.unreachable();
-    expect(config.scenarios).toEqual(['herd', 'contention', 'amplification', 'dead-backend']);
+    expect(config.scenarios).toEqual(['herd', 'contention', 'amplification', 'dead-backend', 'pacing']);
     expect(config.herd).toMatchObject({ clients: 1000, downFor: 10_000, capacity: 200, retries: 10 });
     expect(config.contention).toMatchObject({ minClients: 10, maxClients: 190, step: 10, runs: 5 });
     expect(config.amplification).toMatchObject({

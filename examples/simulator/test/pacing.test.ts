@@ -36,6 +36,18 @@ describe('pacing', () => {
     },
   );
 
+  it('with bare 429s the Pacer ends soon after the quota allows: within 1.3x the ideal, with 4x fewer 429s', async () => {
+    // The default sizes: 50 calls/s for 4 s into 20 per second (a third of a second of wall time).
+    const full = (parseCli([]) ?? expect.unreachable()).pacing;
+    const strategy = (id: string) => PACING_STRATEGIES.find((s) => s.id === id) ?? expect.unreachable();
+    const paced = await runPacing(full, strategy('pacer-bare'));
+    const unpaced = await runPacing(full, strategy('backoff-bare'));
+    const ideal = ((full.rate * full.duration) / 1000 / full.limit) * full.windowMs;
+    expect(paced.ok).toBe(paced.calls);
+    expect(paced.last).toBeLessThanOrEqual(1.3 * ideal);
+    expect(paced.throttled * 4).toBeLessThanOrEqual(unpaced.throttled);
+  });
+
   it('is deterministic for a seed', async () => {
     const strategy = PACING_STRATEGIES.find((s) => s.id === 'pacer-bare') ?? expect.unreachable();
     const a = await runPacing(config, strategy);

@@ -10,6 +10,11 @@ const SCALE = 0.4;
 const SMOOTH = 0.8;
 const MIN_RATE = 0.5;
 const BUCKET = 500;
+/**
+ * At most one cut per second: a limiter's window, once spent, refuses every send until it resets however slowly
+ * they come, so the 429s of one window are one signal.
+ */
+const ROUND = 1000;
 /** A throttled key with no send for this long forgets its state (one with a stated window: after that window). */
 const IDLE = 60_000;
 /**
@@ -82,7 +87,7 @@ export interface Lane {
   rate: number | undefined;
   lastMax: number;
   lastThrottle: number;
-  /** The smoothed answer rate (req/s) and its current bucket. */
+  /** The smoothed success rate (req/s) and its current bucket. */
   measured: number;
   bucket: number;
   count: number;
@@ -132,8 +137,9 @@ export function learn(
     };
   }
   lane.seen = now;
-  // The answer rate, as AWS measures the send rate: whole buckets, smoothed.
-  lane.count++;
+  // The success rate, in whole buckets, smoothed (as AWS measures its send rate): while a limiter refuses the
+  // rest, it is the rate the limiter allows.
+  if (status < 400) lane.count++;
   if (now - lane.bucket >= BUCKET) {
     const rate = (lane.count * 1000) / (now - lane.bucket);
     lane.measured = lane.measured === 0 ? rate : rate * SMOOTH + lane.measured * (1 - SMOOTH);
@@ -154,9 +160,9 @@ export function learn(
   if (lane.interval !== undefined) return lane;
   if (throttled) {
     // One cut per round: a 429 to a send let go before the last cut says nothing of the rate since.
-    if (answer.sentAt < lane.lastThrottle) return lane;
+    if (answer.sentAt < lane.lastThrottle || now - lane.lastThrottle < ROUND) return lane;
     const guess = lane.measured || 1000 / Math.max(1, now - answer.sentAt);
-    const base = lane.rate === undefined ? guess : Math.min(lane.rate, lane.measured || lane.rate);
+    const base = Math.min(lane.rate ?? guess, lane.measured || Number.POSITIVE_INFINITY);
     lane.lastMax = base;
     lane.lastThrottle = now;
     lane.rate = Math.max(MIN_RATE, base * BETA);

@@ -91,20 +91,37 @@ describe('learn and reserve: the pacing rules', () => {
     expect(lane.next).toBe(NOW + 5000);
   });
 
-  it('without headers, 429s cut the rate multiplicatively (once per round), never to 0; successes raise it', () => {
+  it('without headers, 429s cut the rate multiplicatively (once per round, at most once a second), never to 0; successes raise it', () => {
     let lane = learn(undefined, answer(429, {}, undefined, NOW - 10), NOW, 60_000) as Lane;
     expect(lane.rate).toBeCloseTo(70);
     // A 429 to a send let go before the cut says nothing new.
     lane = learn(lane, answer(429, {}, undefined, NOW - 1), NOW + 1, 60_000) as Lane;
     expect(lane.rate).toBeCloseTo(70);
-    for (let i = 0; i < 40; i++)
-      lane = learn(lane, answer(429, {}, undefined, NOW + 10 + i), NOW + 10 + i + 1, 60_000) as Lane;
+    // Nor does one within the second: a spent window refuses every send until it resets.
+    lane = learn(lane, answer(429, {}, undefined, NOW + 10), NOW + 500, 60_000) as Lane;
+    expect(lane.rate).toBeCloseTo(70);
+    let at = NOW + 1000;
+    for (let i = 0; i < 40; i++, at += 1000)
+      lane = learn(lane, answer(429, {}, undefined, at - 1), at, 60_000) as Lane;
     expect(lane.rate).toBe(0.5);
-    expect(reserve(lane, NOW + 100, Infinity, () => 0)).toEqual(undefined);
-    expect(reserve(lane, NOW + 100, Infinity, () => 0)).toEqual({ delay: 2100, reason: 'throttled' });
+    expect(reserve(lane, at, Infinity, () => 0)).toEqual(undefined);
+    expect(reserve(lane, at, Infinity, () => 0)).toEqual({ delay: 2100, reason: 'throttled' });
     const before = lane.rate as number;
-    lane = learn(lane, answer(200), NOW + 10_000, 60_000) as Lane;
+    for (let i = 1; i <= 10; i++) lane = learn(lane, answer(200), at + i * 1000, 60_000) as Lane;
     expect(lane.rate).toBeGreaterThan(before);
+  });
+
+  it('without headers, a cut goes no lower than the successes the server let through cut once', () => {
+    let lane = learn(undefined, answer(429, {}, undefined, NOW - 10), NOW, 60_000) as Lane;
+    // 30 successes a second for 2 s, then a 429: the limiter allows about that rate.
+    let at = NOW;
+    for (let i = 0; i < 60; i++)
+      lane = learn(lane, answer(200, {}, undefined, (at += 1000 / 30) - 5), at, 60_000) as Lane;
+    const before = lane.rate as number;
+    lane = learn(lane, answer(429, {}, undefined, at), at + 1, 60_000) as Lane;
+    expect(lane.rate).toBeCloseTo(Math.min(before, lane.measured) * 0.7);
+    expect(lane.measured).toBeGreaterThan(25);
+    expect(lane.measured).toBeLessThan(35);
   });
 
   it('an idle key forgets its state', () => {

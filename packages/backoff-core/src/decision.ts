@@ -91,6 +91,16 @@ export function serverSaid(
  * count, the total wait and the generated Idempotency-Key; `result()` is what the caller's response or error
  * carries.
  */
+/** A call's hedging and pacing: `held` ms held by the pacer, the attempt count when `ready` last asked for a hold. */
+interface Paced {
+  held: number;
+  readyFor: number;
+  hedges: number;
+  hedgeWon: boolean;
+  /** The request's origin, for learned hedge delays (read once, when first needed). */
+  origin: string | undefined;
+}
+
 export class RetryState {
   readonly #options: ResolvedOptions;
   readonly #budget: RetryGate | undefined;
@@ -105,19 +115,13 @@ export class RetryState {
   readonly #replayable: boolean;
   #attempts = 0;
   #totalDelay = 0;
-  /** Time held by a pacer before sends, in ms. */
-  #held = 0;
-  /** The attempt count when `ready` last asked for a hold. */
-  #readyFor = -1;
   #previousDelay: number | undefined;
   #last: Decision | undefined;
   #outcome: Outcome | undefined;
   /** The server-requested delay of the attempt being decided. */
   #serverDelay: number | undefined;
-  #hedges = 0;
-  #hedgeWon = false;
-  /** The request's origin, for learned hedge delays (read once, when first needed). */
-  #origin: string | undefined;
+  /** What the pacer and hedging keep of the call: made when first used, so a call without them holds none of it. */
+  #paced: Paced | undefined;
 
   readonly method: string;
   readonly url: string | undefined;
@@ -188,27 +192,28 @@ export class RetryState {
 
   /** Hedges sent so far (copies beyond the first of each attempt). */
   get hedges(): number {
-    return this.#hedges;
+    return this.#paced?.hedges ?? 0;
   }
 
   /** Whether the latest attempt's answer came from a hedge. */
   get hedgeWon(): boolean {
-    return this.#hedgeWon;
+    return this.#paced?.hedgeWon ?? false;
   }
 
   /** Attempts, total wait and the last reason: what the caller's response or error carries (frozen). */
   result(): BackoffResult {
     const last = this.#last;
-    const held = this.#held;
+    const paced = this.#paced;
+    const held = paced?.held ?? 0;
     const plain = last?.reason === 'success' && last.serverDelay === undefined && held === 0;
-    if (this.#attempts === 1 && plain && this.#hedges === 0) return FIRST_TRY;
+    if (this.#attempts === 1 && plain && !paced?.hedges) return FIRST_TRY;
     const result: BackoffResult = {
       attempts: this.#attempts,
       totalDelay: this.#totalDelay,
       reason: last?.reason ?? 'success',
       serverDelay: last?.serverDelay,
-      hedges: this.#hedges,
-      hedgeWon: this.#hedgeWon,
+      hedges: paced?.hedges ?? 0,
+      hedgeWon: paced?.hedgeWon ?? false,
     };
     return Object.freeze(held > 0 ? { ...result, held } : result);
   }
@@ -231,9 +236,11 @@ export class RetryState {
    * is recorded, it holds nothing.
    */
   ready(signal?: AbortSignal | null): Promise<void> | undefined {
+    if (this.#options.pacer === undefined) return undefined;
     // Once per attempt: a client whose hooks both run before one send (ky 1) is held once.
-    if (this.#readyFor === this.#attempts) return undefined;
-    this.#readyFor = this.#attempts;
+    const paced = this.#pacing();
+    if (paced.readyFor === this.#attempts) return undefined;
+    paced.readyFor = this.#attempts;
     let held: Held | undefined;
     try {
       held = this.hold();
@@ -245,10 +252,10 @@ export class RetryState {
     const started = this.#options.now();
     return sleep(delay, signal, this.#options.timers).then(
       () => {
-        this.#held += delay;
+        paced.held += delay;
       },
       (reason: unknown) => {
-        this.#held += Math.min(delay, Math.max(0, this.#options.now() - started));
+        paced.held += Math.min(delay, Math.max(0, this.#options.now() - started));
         this.#stop('aborted', undefined);
         throw reason;
       },
@@ -277,24 +284,28 @@ export class RetryState {
     const options = this.#options;
     const { hedge } = options;
     if (hedge === undefined) return undefined;
-    this.#hedgeWon = false;
+    this.#pacing().hedgeWon = false;
     if (!this.#replayable || (!this.#idempotent && !this.#hasKey())) return undefined;
     const delay = hedge.delay === 'auto' ? options.responseTimes.delay(this.#originOf()) : hedge.delay;
     return { delay, max: hedge.max, timers: options.timers, now: options.now };
   }
 
+  #pacing(): Paced {
+    this.#paced ??= { held: 0, readyFor: -1, hedges: 0, hedgeWon: false, origin: undefined };
+    return this.#paced;
+  }
+
   #originOf(): string {
-    if (this.#origin === undefined) {
+    const paced = this.#pacing();
+    if (paced.origin === undefined) {
       try {
-        this.#origin = new URL(
-          this.url ?? '',
-          (globalThis as { location?: { href?: string } }).location?.href,
-        ).origin;
+        const { location } = globalThis as { location?: { href?: string } };
+        paced.origin = new URL(this.url ?? '', location?.href).origin;
       } catch {
-        this.#origin = '';
+        paced.origin = '';
       }
     }
-    return this.#origin;
+    return paced.origin;
   }
 
   /**
@@ -308,7 +319,7 @@ export class RetryState {
     if (options.deadline !== undefined && options.now() - this.#started >= options.deadline) return false;
     if (!this.hedgeGoes()) return false;
     if (this.#budget && !this.#budget.tryAcquire('hedge')) return false;
-    this.#hedges++;
+    this.#pacing().hedges++;
     try {
       options.onHedge?.({ copy, delay, method: this.method, url: this.url, attempt: this.#attempts + 1 });
     } catch (error) {
@@ -342,7 +353,7 @@ export class RetryState {
    * of the origin's response times).
    */
   won(copy: number, outcome: Outcome, elapsed: number): void {
-    this.#hedgeWon = copy > 1;
+    this.#pacing().hedgeWon = copy > 1;
     const { hedge, responseTimes } = this.#options;
     if (hedge?.delay === 'auto' && outcome.type === 'response' && outcome.status < 400) {
       responseTimes.record(this.#originOf(), elapsed);

@@ -113,15 +113,15 @@ export function learn(
   },
   now: number,
   maxRetryAfter: number,
-): Lane | undefined {
+): Lane {
   const { status, quota } = answer;
   const throttled = status === 429;
   // The server's own "come back then": a spent quota, or a 429's (or 503's) Retry-After.
   let wait = quota?.spent;
   if (throttled || status === 503)
     wait = answer.serverDelay === undefined ? wait : Math.max(wait ?? 0, answer.serverDelay);
+  // Every answered key gets a lane, so that its first 429 knows the rate of the successes before it.
   if (lane === undefined) {
-    if (wait === undefined && !throttled) return undefined;
     lane = {
       next: now,
       until: 0,
@@ -161,8 +161,12 @@ export function learn(
   if (throttled) {
     // One cut per round: a 429 to a send let go before the last cut says nothing of the rate since.
     if (answer.sentAt < lane.lastThrottle || now - lane.lastThrottle < ROUND) return lane;
-    const guess = lane.measured || 1000 / Math.max(1, now - answer.sentAt);
-    const base = Math.min(lane.rate ?? guess, lane.measured || Number.POSITIVE_INFINITY);
+    // The successes' rate (a bucket not yet whole counts too); with none yet, one send per round trip.
+    const succeeded = lane.measured || (lane.count * 1000) / Math.max(1, now - lane.bucket);
+    const base = Math.min(
+      lane.rate ?? Number.POSITIVE_INFINITY,
+      succeeded || 1000 / Math.max(1, now - answer.sentAt),
+    );
     lane.lastMax = base;
     lane.lastThrottle = now;
     lane.rate = Math.max(MIN_RATE, base * BETA);
@@ -212,7 +216,7 @@ function origin(request: PacedRequest): string {
  * is spent, new sends to it (retries too) are held until the reset, then let go no faster than the stated rate.
  * Without such headers, each 429 slows the key's send rate multiplicatively and successes let it recover, as the
  * AWS SDKs' adaptive mode does. Share one instance between clients (the `pacer` option) to pace them together. A
- * key it was never throttled on costs one Map lookup per send.
+ * key it was never throttled on costs a Map lookup per send and a count per answer.
  */
 export class Pacer implements PacerLike {
   /** The error a call fails with when a hold would pass its deadline (code `'ERR_PACER_DEADLINE'`). */
@@ -276,13 +280,8 @@ export class Pacer implements PacerLike {
         const at = now();
         const quota = parseRateQuota(outcome.headers, at);
         const { status } = outcome;
-        const lane = learn(
-          this.#lane(kept.key, at),
-          { status, sentAt: kept.sentAt, serverDelay, quota },
-          at,
-          maxRetryAfter,
-        );
-        if (lane !== undefined) this.#lanes.set(kept.key, lane);
+        const answer = { status, sentAt: kept.sentAt, serverDelay, quota };
+        this.#lanes.set(kept.key, learn(this.#lane(kept.key, at), answer, at, maxRetryAfter));
         return false;
       },
       end: () => {},

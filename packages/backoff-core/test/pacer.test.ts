@@ -68,9 +68,21 @@ describe('parseRateQuota: what a response says of its quota', () => {
 describe('learn and reserve: the pacing rules', () => {
   const spent = { RateLimit: '"q";r=0;t=2', 'RateLimit-Policy': '"q";q=10;w=1' };
 
-  it('an unthrottled key keeps no state', () => {
-    expect(learn(undefined, answer(200), NOW, 60_000)).toBeUndefined();
-    expect(learn(undefined, answer(200, { RateLimit: '"q";r=9;t=1' }), NOW, 60_000)).toBeUndefined();
+  it('an unthrottled key is never held: it only counts its successes', () => {
+    for (const headers of [{}, { RateLimit: '"q";r=9;t=1' }]) {
+      let lane = learn(undefined, answer(200, headers), NOW, 60_000);
+      for (let i = 1; i < 50; i++) lane = learn(lane, answer(200, headers), NOW + i * 10, 60_000);
+      for (let i = 0; i < 50; i++) expect(reserve(lane, NOW + 500, Infinity, () => 0.5)).toBeUndefined();
+      expect(lane.rate).toBeUndefined();
+    }
+  });
+
+  it('a first 429 without headers cuts to 0.7 of the successes it followed, not below', () => {
+    let lane = learn(undefined, answer(200), NOW, 60_000);
+    // 20 successes in 400 ms: the server let 50 a second through.
+    for (let i = 1; i < 20; i++) lane = learn(lane, answer(200), NOW + i * 20, 60_000);
+    lane = learn(lane, answer(429, {}, undefined, NOW + 399), NOW + 400, 60_000);
+    expect(lane.rate).toBeCloseTo(50 * 0.7);
   });
 
   it('a spent quota holds until the reset, then lets sends go at the stated rate, spread within the slot', () => {
@@ -115,8 +127,10 @@ describe('learn and reserve: the pacing rules', () => {
     let lane = learn(undefined, answer(429, {}, undefined, NOW - 10), NOW, 60_000) as Lane;
     // 30 successes a second for 2 s, then a 429: the limiter allows about that rate.
     let at = NOW;
-    for (let i = 0; i < 60; i++)
-      lane = learn(lane, answer(200, {}, undefined, (at += 1000 / 30) - 5), at, 60_000) as Lane;
+    for (let i = 0; i < 60; i++) {
+      at += 1000 / 30;
+      lane = learn(lane, answer(200, {}, undefined, at - 5), at, 60_000) as Lane;
+    }
     const before = lane.rate as number;
     lane = learn(lane, answer(429, {}, undefined, at), at + 1, 60_000) as Lane;
     expect(lane.rate).toBeCloseTo(Math.min(before, lane.measured) * 0.7);

@@ -266,6 +266,48 @@ describe.each(CLIENTS)('in Chromium: %s', (client) => {
     expect(hitCount(o, '/down')).toBe(8);
   });
 
+  it('a pacer holds the next two calls until the spent quota resets: the worker sees them only after it, one slot apart', async () => {
+    const o = await run(client, 'pacer-holds-until-reset');
+    const origin = new URL(page.url()).origin;
+    expect(o.settled.map((s) => s.status)).toEqual([200, 200, 200]);
+    expect(o.settled.map((s) => s.result?.attempts)).toEqual([1, 1, 1]);
+    // Held, not retried: the hold is the result's `held` (absent when none), apart from `totalDelay`.
+    expect(o.settled.map((s) => [s.result?.held, s.result?.totalDelay])).toEqual([
+      [undefined, 0],
+      [1025, 0],
+      [2075, 0],
+    ]);
+    // Worker-side, on the case's virtual clock: B at the reset (1 s) plus its spread within the 1-per-second
+    // slot, C one slot (plus its margin) later; nothing while they were held, nor 1 ms before B's hold ended.
+    expect(o.hits['/quota']?.map((hit) => [hit.headers['x-id'], hit.at])).toEqual([
+      ['A', 0],
+      ['B', 1025],
+      ['C', 2075],
+    ]);
+    expect(o.extra).toMatchObject({ hitsWhileHeld: 1, hitsJustBefore: 1 });
+    const hold = { reason: 'rate-limit', key: origin, method: 'GET', url: `${origin}/api/quota`, attempt: 1 };
+    expect((o.extra as { holds: unknown[] }).holds).toEqual([
+      { delay: 1025, ...hold },
+      { delay: 2075, ...hold },
+    ]);
+    expect(o.waits).toEqual([1025, 2075]);
+  });
+
+  it('a hedge after 50 ms wins over a request the worker holds, and the held copy is aborted', async () => {
+    const o = await run(client, 'hedge-slow-first-copy');
+    expect(o.settled[0]).toMatchObject({
+      ok: true,
+      status: 200,
+      result: { attempts: 1, hedges: 1, hedgeWon: true, reason: 'success' },
+    });
+    // Only the hedge timer was pending while the first copy hung; the worker saw exactly the two copies.
+    expect(o.extra).toMatchObject({ timersBeforeHedge: 1 });
+    expect(hitCount(o, '/slow')).toBe(2);
+    // The first copy's signal, as the client handed it to the browser, was aborted; the winner's was not. (Not
+    // seen from the worker: MSW's service worker hands the page's handler a Request without the caller's signal.)
+    expect((o.extra as { sentAborted: unknown[] }).sentAborted).toEqual([true, false]);
+  });
+
   it('raised no page error', () => {
     expect(pageErrors).toEqual([]);
   });

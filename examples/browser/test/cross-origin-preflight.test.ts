@@ -9,7 +9,8 @@ import { openPage } from './support/pages.ts';
 // The plugin adds nothing to a request by default, and that matters where a CORS preflight exists: between
 // two real origins. The probe page is served from 127.0.0.1:A (no service worker, and the context blocks
 // them), the API is a node:http server on 127.0.0.1:B that counts every request per path, OPTIONS included.
-// Each request goes to a path of its own, so Chromium's preflight cache cannot hide a preflight.
+// Each request goes to a path of its own, so Chromium's preflight cache cannot hide a preflight. The same two
+// origins show what CORS lets the pacer read: RateLimit fields only with Access-Control-Expose-Headers.
 
 let browser: Browser;
 let page: Page;
@@ -97,6 +98,35 @@ describe.each(CLIENTS)('no added preflight in Chromium, cross-origin: %s', (clie
     expect(keys).toHaveLength(2);
     expect(keys[0]).toMatch(/^"[0-9a-f-]{36}"$/);
     expect(keys[1]).toBe(keys[0]);
+  });
+});
+
+describe.each(CLIENTS)('the pacer across origins in Chromium: %s', (client) => {
+  /** Two calls in a row to a server whose every answer says its quota is spent for 1 s. */
+  async function paced(exposure: 'exposed' | 'hidden') {
+    const path = `/paced/${exposure}/${client}/${++serial}`;
+    const { settled, holds } = await page.evaluate(([base, c, p]) => window.cors.paced(base, c, p), [
+      api.url,
+      client,
+      path,
+    ] as const);
+    return { settled, holds, sent: api.seen(path).filter((r) => r.method === 'GET').length };
+  }
+
+  it('RateLimit fields exposed with Access-Control-Expose-Headers pace the next call until the reset', async () => {
+    const { settled, holds, sent } = await paced('exposed');
+    expect(settled.map((s) => s.status)).toEqual([200, 200]);
+    expect(holds).toEqual([1025]);
+    expect(settled[1]?.result).toMatchObject({ attempts: 1, held: 1025 });
+    expect(sent).toBe(2);
+  });
+
+  it('the same fields without the expose header are hidden from the page: the pacer holds nothing', async () => {
+    const { settled, holds, sent } = await paced('hidden');
+    expect(settled.map((s) => s.status)).toEqual([200, 200]);
+    expect(holds).toEqual([]);
+    expect(settled[1]?.result?.held).toBeUndefined();
+    expect(sent).toBe(2);
   });
 });
 

@@ -1,9 +1,14 @@
 import { type HttpHandler, HttpResponse, http } from 'msw';
 
-/** One scripted answer: a status, a full response, or a network failure. */
+/**
+ * One scripted answer: a status, a full response, a network failure, or `'no-answer'`: nothing until the request
+ * is aborted (then a network error) or `release()` (then a 200), as a server that hangs. In a page, MSW's
+ * service worker gives the handler a Request without the caller's signal: there only `release()` ends it.
+ */
 export type Step =
   | number
   | 'network-error'
+  | 'no-answer'
   | { readonly status: number; readonly headers?: Readonly<Record<string, string>>; readonly body?: string };
 
 /** A scripted route: `hits` is the server-side record of every request it got. */
@@ -12,7 +17,7 @@ export interface Route<H> {
 }
 
 /** The response MSW sends for one step. */
-function answer(step: Step): Response {
+function answer(step: Exclude<Step, 'no-answer'>): Response {
   if (step === 'network-error') return HttpResponse.error();
   if (typeof step === 'number') return new HttpResponse(String(step), { status: step });
   return new HttpResponse(step.body ?? String(step.status), {
@@ -30,6 +35,8 @@ function answer(step: Step): Response {
 export class ScriptedRoutes<H> {
   readonly #routes = new Map<string, { steps: readonly Step[]; hits: H[] }>();
   readonly #record: (request: Request) => Promise<H>;
+  /** Ends each request held by a `'no-answer'` step. */
+  readonly #held = new Set<() => void>();
 
   constructor(record: (request: Request) => Promise<H>) {
     this.#record = record;
@@ -43,8 +50,29 @@ export class ScriptedRoutes<H> {
     return route;
   }
 
+  /** Answers every request a `'no-answer'` step still holds (with a 200), so none outlives its test. */
+  release(): void {
+    for (const end of [...this.#held]) end();
+  }
+
   reset(): void {
+    this.release();
     this.#routes.clear();
+  }
+
+  #noAnswer(signal: AbortSignal): Promise<Response> {
+    return new Promise((resolve) => {
+      const end = (response: Response) => {
+        this.#held.delete(release);
+        signal.removeEventListener('abort', abort);
+        resolve(response);
+      };
+      const release = () => end(answer(200));
+      const abort = () => end(answer('network-error'));
+      this.#held.add(release);
+      if (signal.aborted) abort();
+      else signal.addEventListener('abort', abort);
+    });
   }
 
   /** The MSW handler for every request below `base` (an absolute URL without a trailing slash). */
@@ -55,7 +83,8 @@ export class ScriptedRoutes<H> {
       const route = this.#routes.get(path);
       if (!route) return HttpResponse.text(`no script for ${path}`, { status: 599 });
       route.hits.push(await this.#record(request));
-      return answer(route.steps[Math.min(route.hits.length, route.steps.length) - 1] as Step);
+      const step = route.steps[Math.min(route.hits.length, route.steps.length) - 1] as Step;
+      return step === 'no-answer' ? this.#noAnswer(request.signal) : answer(step);
     });
   }
 }

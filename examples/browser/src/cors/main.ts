@@ -1,4 +1,5 @@
 import { VirtualClock } from '@backoff/test-utils/virtual-clock';
+import { Pacer } from 'backoff-core';
 import { createClient } from '../harness/clients.js';
 import type { ClientName, PageRequest, Settled } from '../harness/types.js';
 
@@ -14,6 +15,11 @@ export interface CorsProbe {
     variant: Variant,
     request: Omit<PageRequest, 'signal' | 'backoff'>,
   ): Promise<Settled>;
+  /**
+   * Two GETs to `path` on `apiBase`, one after the other, through one client with a `Pacer`: what each call got,
+   * and the delay of every hold `onHold` was told of.
+   */
+  paced(apiBase: string, client: ClientName, path: string): Promise<{ settled: Settled[]; holds: number[] }>;
 }
 
 declare global {
@@ -35,5 +41,18 @@ window.cors = {
           ? base
           : { ...base, idempotencyKey: 'auto' as const };
     return createClient(client, apiBase, options).send(request);
+  },
+  async paced(apiBase, client, path) {
+    const clock = new VirtualClock();
+    const holds: number[] = [];
+    const c = createClient(client, apiBase, {
+      random: () => 0.5,
+      timers: clock.timers,
+      now: clock.now,
+      pacer: new Pacer(),
+      onHold: ({ delay }) => holds.push(delay),
+    });
+    const settled = [await c.send({ method: 'GET', path }), await c.send({ method: 'GET', path })];
+    return { settled, holds };
   },
 };

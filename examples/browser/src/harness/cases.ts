@@ -1,7 +1,7 @@
 import { VirtualClock } from '@backoff/test-utils/virtual-clock';
-import type { BackoffOptions, RetryEvent } from 'backoff-core';
+import { type BackoffOptions, Pacer, type RetryEvent } from 'backoff-core';
 import { createClient, type PageClient } from './clients.js';
-import { API, type ScriptedWorker, type Step } from './scripted-worker.js';
+import { API, type Route, type ScriptedWorker, type Step } from './scripted-worker.js';
 import type { ClientName, Observation, Settled } from './types.js';
 
 /** What a case gets: clients on one virtual clock (random fixed at 0.5), and the worker's scripts. */
@@ -9,10 +9,45 @@ export interface CaseContext {
   readonly clock: VirtualClock;
   /** A client with backoff on the case's clock; `options` are laid over `{ random: 0.5, timers, now }`. */
   client(options?: BackoffOptions): PageClient;
-  script(path: string, steps: readonly Step[]): void;
+  /** Scripts `path` and returns the worker's record of it. */
+  script(path: string, steps: readonly Step[]): Route;
+  /** The signal of every attempt (every hedged copy too) the case's clients handed to the browser, in order. */
+  readonly sent: ReadonlyArray<AbortSignal | undefined>;
+  /** Answers every request a `'no-answer'` step still holds (with a 200). */
+  release(): void;
 }
 
 type Case = (context: CaseContext) => Promise<{ settled: Settled[]; extra?: unknown }>;
+
+/** One turn of the page's event loop (its real timers: the clients' I/O runs meanwhile). */
+const turn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+/**
+ * Lets the page's I/O run until `done` or `ms` of real time have passed; says whether `done`. Bounded, so that a
+ * broken feature ends its case with a record to assert on rather than a hang.
+ */
+async function until(done: () => boolean, ms = 3000): Promise<boolean> {
+  const end = performance.now() + ms;
+  while (!done() && performance.now() < end) await turn();
+  return done();
+}
+
+/** Settles `calls`, moving the virtual clock by 100 ms whenever the page's I/O has gone quiet. */
+async function drive<T>(clock: VirtualClock, calls: Promise<T>[]): Promise<T[]> {
+  let left = calls.length;
+  for (const call of calls) call.finally(() => left--).catch(() => {});
+  for (let i = 0; i < 600 && left > 0; i++) {
+    for (let j = 0; j < 10 && left > 0; j++) await turn();
+    if (left > 0) clock.advance(100);
+  }
+  return Promise.all(calls);
+}
+
+/** A draft-8 answer of a 1-per-second quota that is spent for one more second. */
+const QUOTA_SPENT = {
+  status: 200,
+  headers: { RateLimit: '"default";r=0;t=1', 'RateLimit-Policy': '"default";q=1;w=1' },
+} as const;
 
 /**
  * The shared behaviour suite's cases (test/test-utils/src/behaviour-suite.ts) that apply in a page, each
@@ -191,6 +226,58 @@ export const CASES = {
     for (let i = 0; i < 6; i++) settled.push(await c.send({ method: 'GET', path: '/down' }));
     return { settled };
   },
+  'pacer-holds-until-reset': async ({ client, clock, script }) => {
+    const route = script('/quota', [QUOTA_SPENT, 200]);
+    const holds: Pacer.HoldEvent[] = [];
+    const c = client({ pacer: new Pacer(), onHold: (event) => holds.push(event) });
+    clock.auto = false;
+    const GET = (id: string) => ({ method: 'GET', path: '/quota', headers: { 'x-id': id } });
+    // A's answer says the quota is spent for 1 s; B and C go out after it, through the same pacer.
+    const first = await c.send(GET('A'));
+    const rest = [c.send(GET('B')), c.send(GET('C'))];
+    await until(() => clock.pendingCount === 2);
+    const hitsWhileHeld = route.hits.length;
+    const [toB = 0, toC = toB] = holds.map((hold) => hold.delay);
+    // 1 ms before B's hold ends, with the page's I/O given real time to run: still nothing sent.
+    clock.advance(Math.max(0, toB - 1));
+    await until(() => route.hits.length > 1, 200);
+    const hitsJustBefore = route.hits.length;
+    clock.advance(toB > 0 ? 1 : 0);
+    await until(() => route.hits.length > 1);
+    clock.advance(toC - toB);
+    await until(() => route.hits.length > 2);
+    const settled = [first, ...(await drive(clock, rest))];
+    const events = holds.map(({ delay, reason, key, method, url, attempt }) => ({
+      delay,
+      reason,
+      key,
+      method,
+      url,
+      attempt,
+    }));
+    return { settled, extra: { holds: events, hitsWhileHeld, hitsJustBefore } };
+  },
+  'hedge-slow-first-copy': async ({ client, clock, script, sent, release }) => {
+    // The worker never answers the first request (until it is aborted); it answers the second at once.
+    const route = script('/slow', ['no-answer', 200]);
+    clock.auto = false;
+    let done = false;
+    const pending = client({ hedge: { delay: 50 } })
+      .send({ method: 'GET', path: '/slow' })
+      .finally(() => {
+        done = true;
+      });
+    await until(() => route.hits.length === 1);
+    const timersBeforeHedge = clock.pendingCount;
+    clock.advance(50);
+    // Without a hedge nothing would ever answer: end the held request so the case still returns.
+    if (!(await until(() => done))) release();
+    const settled = await pending;
+    return {
+      settled: [settled],
+      extra: { timersBeforeHedge, sentAborted: sent.map((signal) => signal?.aborted ?? null) },
+    };
+  },
 } satisfies Record<string, Case>;
 
 export type CaseName = keyof typeof CASES;
@@ -205,15 +292,29 @@ export async function runCase(
   if (run === undefined) throw new Error(`No case named ${name}`);
   worker.reset();
   const clock = new VirtualClock();
-  const routes: Record<string, ReturnType<ScriptedWorker['script']>> = {};
+  const start = clock.now();
+  worker.now = () => clock.now() - start;
+  const routes: Record<string, Route> = {};
+  const sent: Array<AbortSignal | undefined> = [];
   const { settled, extra } = await run({
     clock,
     client: (options = {}) =>
-      createClient(clientName, API, { random: () => 0.5, timers: clock.timers, now: clock.now, ...options }),
+      createClient(
+        clientName,
+        API,
+        { random: () => 0.5, timers: clock.timers, now: clock.now, ...options },
+        (signal) => sent.push(signal),
+      ),
     script: (path, steps) => {
-      routes[path] = worker.script(path, steps);
+      const route = worker.script(path, steps);
+      routes[path] = route;
+      return route;
     },
+    sent,
+    release: () => worker.release(),
   });
+  // Ends any request still held by a 'no-answer' step: none outlives its case.
+  worker.release();
   const hits = Object.fromEntries(Object.entries(routes).map(([path, route]) => [path, route.hits]));
   return {
     client: clientName,

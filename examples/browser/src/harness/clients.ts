@@ -24,13 +24,16 @@ function bodyInit(request: PageRequest): { headers: Record<string, string>; body
   return { headers: { ...request.headers }, ...(request.text === undefined ? {} : { body: request.text }) };
 }
 
-/** Called, synchronously, as each attempt is handed to the browser (before any await). */
-export type OnAttempt = () => void;
+/**
+ * Called, synchronously, as each attempt (each hedged copy too) is handed to the browser (before any await), with
+ * the signal it goes with.
+ */
+export type OnAttempt = (signal: AbortSignal | undefined) => void;
 
 const countingFetch =
   (onAttempt: OnAttempt | undefined): typeof fetch =>
   (input, init) => {
-    onAttempt?.();
+    onAttempt?.(init?.signal ?? (input instanceof Request ? input.signal : undefined));
     return fetch(input, init);
   };
 
@@ -86,7 +89,7 @@ function axiosClient(
 ): PageClient {
   const real = axios.getAdapter(adapter);
   const counted: AxiosAdapter = (config) => {
-    onAttempt?.();
+    onAttempt?.(config.signal instanceof AbortSignal ? config.signal : undefined);
     return real(config);
   };
   const instance = axios.create({ baseURL: baseUrl, adapter: onAttempt ? counted : adapter });

@@ -13,6 +13,8 @@ export interface Hit {
   /** Lower-case names, as fetch's Headers give them. */
   readonly headers: Record<string, string>;
   readonly body: string;
+  /** When it reached the worker, on the running case's virtual clock (ms since the case began). */
+  readonly at: number;
 }
 
 export type Route = RouteOf<Hit>;
@@ -24,12 +26,18 @@ export type Route = RouteOf<Hit>;
  */
 export class ScriptedWorker {
   readonly worker: SetupWorker;
-  readonly #routes = new ScriptedRoutes<Hit>(async (request) => ({
-    method: request.method,
-    url: request.url,
-    headers: Object.fromEntries(request.headers),
-    body: await request.text(),
-  }));
+  /** The running case's clock, read as each request arrives: the worker-side time of every hit. */
+  now: () => number = () => 0;
+  readonly #routes = new ScriptedRoutes<Hit>(async (request) => {
+    const at = this.now();
+    return {
+      method: request.method,
+      url: request.url,
+      headers: Object.fromEntries(request.headers),
+      body: await request.text(),
+      at,
+    };
+  });
 
   constructor() {
     this.worker = setupWorker(this.#routes.handler(API));
@@ -44,6 +52,11 @@ export class ScriptedWorker {
   async start(): Promise<void> {
     // Anything outside /api (the page's own files) goes to the real server.
     await this.worker.start({ quiet: true, onUnhandledFrame: 'bypass' });
+  }
+
+  /** Answers the requests a `'no-answer'` step still holds. */
+  release(): void {
+    this.#routes.release();
   }
 
   reset(): void {

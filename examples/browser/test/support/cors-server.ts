@@ -19,7 +19,9 @@ export interface CorsServer {
 /**
  * Starts the server on 127.0.0.1 (an ephemeral port). It allows any origin, method and requested header (so a
  * preflight always succeeds and is only ever counted, never a cause of failure). Every path answers its first
- * non-OPTIONS request with 503 and later ones with 200, so a client with retries makes a second attempt.
+ * non-OPTIONS request with 503 and later ones with 200, so a client with retries makes a second attempt. Paths
+ * below /paced/ answer every request with 200 and a spent 1-per-second quota (the RateLimit fields), exposed to
+ * the page with `Access-Control-Expose-Headers` below /paced/exposed/ only.
  */
 export async function startCorsServer(): Promise<CorsServer> {
   const seen = new Map<string, SeenRequest[]>();
@@ -39,6 +41,14 @@ export async function startCorsServer(): Promise<CorsServer> {
       return;
     }
     request.resume();
+    if (path.startsWith('/paced/')) {
+      const quota = { RateLimit: '"default";r=0;t=1', 'RateLimit-Policy': '"default";q=1;w=1' };
+      const exposed = path.startsWith('/paced/exposed/')
+        ? { 'Access-Control-Expose-Headers': 'RateLimit, RateLimit-Policy' }
+        : {};
+      request.on('end', () => response.writeHead(200, { ...quota, ...exposed }).end('ok'));
+      return;
+    }
     request.on('end', () => {
       const attempt = list.filter((r) => r.method !== 'OPTIONS').length;
       response.writeHead(attempt === 1 ? 503 : 200, { 'content-type': 'text/plain' }).end(String(attempt));

@@ -97,13 +97,15 @@ class FetchAttempts implements Attempts<Response> {
  * One attempt of a fetch `Request`, hedged when `call` may be, for a client that runs its own attempt loop (ky):
  * each copy is a clone of `request` with a signal of its own that follows the request's, sent through `send`.
  * `kind` classifies a copy's error (`aborted`: the request's signal had aborted). `undefined` when the attempt
- * is not hedged: send `request` as usual.
+ * is not hedged: send `request` as usual. `ended` hears the reason the call ended on during the race (`onHedge`
+ * threw): the call is over, and nothing more is to be decided; it rethrows that reason as the client reports it.
  */
 export function raceRequest(
   call: RetryState,
   request: Request,
   send: (request: Request) => Promise<Response>,
   kind: (error: unknown, aborted: boolean) => ErrorKind,
+  ended: (reason: unknown) => never,
 ): Promise<Response> | undefined {
   const plan: HedgePlan | undefined = call.hedging();
   if (plan === undefined) return undefined;
@@ -126,7 +128,8 @@ export function raceRequest(
   };
   return race(call, copies, plan).then((raced) => {
     if (raced.ok) return raced.value;
-    throw 'interrupted' in raced ? raced.interrupted : raced.error;
+    if ('interrupted' in raced) return ended(raced.interrupted);
+    throw raced.error;
   });
 }
 

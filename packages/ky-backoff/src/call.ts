@@ -142,7 +142,8 @@ export class KyCall {
   }
   /** Sends an attempt (hedged, when the call may be) and notes the response: the object the caller will get. */
   fetch(request: Request, send: (request: Request) => Promise<Response>): Promise<Response> {
-    const pending = (this.state && raceRequest(this.state, request, send, errorKind)) ?? send(request);
+    const pending =
+      (this.state && raceRequest(this.state, request, send, errorKind, this.#ended)) ?? send(request);
     return pending.then((response) => {
       this.#fetched = response;
       if (this.#keepsCopies && !response.ok) this.#copy = response.clone();

@@ -183,7 +183,7 @@ describe.each(['esm', 'cjs'] as const)('a fresh %s project', (kind) => {
     // The server's own count: each client sent exactly two requests.
     for (const client of ['core', 'axios', 'ky'])
       expect(server?.hits.get(`/${kind}/${client}`), client).toBe(2);
-    const success = { attempts: 2, totalDelay: 0, reason: 'success' };
+    const success = { attempts: 2, totalDelay: 0, reason: 'success', hedges: 0, hedgeWon: false };
     expect(output.core).toEqual({ status: 200, result: success });
     expect(output.axios).toEqual({ status: 200, result: success, viaSymbol: success });
     expect(output.ky).toEqual({ status: 200, result: success });
@@ -206,6 +206,7 @@ describe.each(['esm', 'cjs'] as const)('a fresh %s project', (kind) => {
       'CircuitOpenError',
       'DEFAULT_METHODS',
       'DEFAULT_STATUS_CODES',
+      'Pacer',
       'RetryBudget',
       'axiosBackoff',
       'getBackoffResult',
@@ -214,6 +215,7 @@ describe.each(['esm', 'cjs'] as const)('a fresh %s project', (kind) => {
       'BackoffMetrics',
       'CircuitBreaker',
       'CircuitOpenError',
+      'Pacer',
       'RetryBudget',
       'getBackoffResult',
       'kyBackoff',

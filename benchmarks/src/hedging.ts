@@ -14,6 +14,7 @@ import { kyBackoff } from 'ky-backoff';
 import { lineChart, type Series } from '../../examples/simulator/src/svg.js';
 import { axiosClient, type Client, fetchClient, kyClient } from './clients.js';
 import { writeSection } from './results-sections.js';
+import { type Measured, runRows } from './rows.js';
 import { quantile } from './stats.js';
 import { fixed, markdownTable } from './table.js';
 
@@ -200,25 +201,14 @@ export async function runHedgingRow(spec: HedgingRowSpec, config: HedgingConfig)
   }
 }
 
-export interface HedgingResult {
-  readonly config: HedgingConfig;
-  readonly rows: readonly HedgingRow[];
-  readonly seconds: number;
-}
+export type HedgingResult = Measured<HedgingConfig, HedgingRow>;
 
-export async function runHedging(
+export function runHedging(
   config: HedgingConfig,
   rows: readonly HedgingRowSpec[] = HEDGING_ROWS,
   onRow?: (row: HedgingRow) => void,
 ): Promise<HedgingResult> {
-  const started = performance.now();
-  const results: HedgingRow[] = [];
-  for (const spec of rows) {
-    const row = await runHedgingRow(spec, config);
-    onRow?.(row);
-    results.push(row);
-  }
-  return { config, rows: results, seconds: (performance.now() - started) / 1000 };
+  return runRows(config, rows, runHedgingRow, onRow);
 }
 
 const ms = (value: number) => `${fixed(value, value < 100 ? 1 : 0)} ms`;

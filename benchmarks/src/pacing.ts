@@ -14,6 +14,7 @@ import ky from 'ky';
 import { kyBackoff } from 'ky-backoff';
 import { axiosClient, type Client, fetchClient, kyClient } from './clients.js';
 import { writeSection } from './results-sections.js';
+import { type Measured, runRows } from './rows.js';
 import { fixed, markdownTable } from './table.js';
 
 export interface PacingConfig {
@@ -231,25 +232,14 @@ export async function runPacingRow(spec: PacingRowSpec, config: PacingConfig): P
   }
 }
 
-export interface PacingResult {
-  readonly config: PacingConfig;
-  readonly rows: readonly PacingRow[];
-  readonly seconds: number;
-}
+export type PacingResult = Measured<PacingConfig, PacingRow>;
 
-export async function runPacing(
+export function runPacing(
   config: PacingConfig,
   rows: readonly PacingRowSpec[] = PACING_ROWS,
   onRow?: (row: PacingRow) => void,
 ): Promise<PacingResult> {
-  const started = performance.now();
-  const results: PacingRow[] = [];
-  for (const spec of rows) {
-    const row = await runPacingRow(spec, config);
-    onRow?.(row);
-    results.push(row);
-  }
-  return { config, rows: results, seconds: (performance.now() - started) / 1000 };
+  return runRows(config, rows, runPacingRow, onRow);
 }
 
 /** The ideal: every call served at the limit's rate, ms. */

@@ -1,6 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BackoffMetrics, type BackoffOptions, RetryBudget } from 'backoff-core';
+import { BackoffMetrics, type BackoffOptions, CircuitBreaker, Pacer, RetryBudget } from 'backoff-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { BackoffClientDriver, SuiteRequest } from './behaviour-suite.js';
 import { VirtualClock } from './virtual-clock.js';
@@ -11,7 +11,7 @@ interface Arrival {
   readonly headers: IncomingHttpHeaders;
   readonly response: ServerResponse;
   readonly closed: Promise<void>;
-  answer(status: number): void;
+  answer(status: number, headers?: Record<string, string>): void;
 }
 
 /**
@@ -34,7 +34,8 @@ class HoldingServer {
         closed: new Promise<void>((resolve) => {
           closed = resolve;
         }),
-        answer: (status) => response.writeHead(status, { 'content-type': 'text/plain' }).end('ok'),
+        answer: (status, headers = {}) =>
+          response.writeHead(status, { 'content-type': 'text/plain', ...headers }).end('ok'),
       };
       response.on('close', () => {
         if (!response.writableEnded) closed();
@@ -157,6 +158,42 @@ export function describeHedgingClient(driver: BackoffClientDriver): void {
       server.arrivals[0]?.answer(200);
       expect((await pending).result).toMatchObject({ hedges: 0 });
       expect(server.arrivals).toHaveLength(1);
+    });
+
+    it('an open circuit sends no hedge: the circuit opens while the first copy is out', async () => {
+      const breaker = new CircuitBreaker({ consecutiveFailures: 1 });
+      const api = client({ circuitBreaker: breaker, retries: 0 });
+      const slow = api.send(GET);
+      await server.arrived(1);
+      const failing = api.send({ method: 'GET', path: '/down' });
+      await server.arrived(2);
+      server.arrivals[1]?.answer(503);
+      await failing;
+      clock.advance(50);
+      server.arrivals[0]?.answer(200);
+      expect((await slow).result).toMatchObject({ hedges: 0 });
+      expect(server.arrivals).toHaveLength(2);
+    });
+
+    it('a hedge the pacer would hold is not sent', async () => {
+      const api = client({ pacer: new Pacer(), retries: 0 });
+      const first = api.send(GET);
+      await server.arrived(1);
+      // One request a second, spent: the next send waits for the reset, and its hedge for the slot after it.
+      server.arrivals[0]?.answer(200, {
+        ratelimit: '"default";r=0;t=1',
+        'ratelimit-policy': '"default";q=1;w=1',
+      });
+      await first;
+      const second = api.send(GET);
+      // The hold's timer (a ky hook starts it a few ticks after the call).
+      while (clock.pendingCount === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+      clock.advance(1100);
+      await server.arrived(2);
+      clock.advance(50);
+      server.arrivals[1]?.answer(200);
+      expect((await second).result).toMatchObject({ hedges: 0, held: expect.any(Number) });
+      expect(server.arrivals).toHaveLength(2);
     });
 
     it("the caller's abort closes every copy", async () => {

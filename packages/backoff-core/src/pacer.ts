@@ -15,8 +15,10 @@ const BUCKET = 500;
  * they come, so the 429s of one window are one signal.
  */
 const ROUND = 1000;
-/** A throttled key with no send for this long forgets its state (one with a stated window: after that window). */
+/** A key with no send for this long forgets its state (one with a stated window: after that window). */
 const IDLE = 60_000;
+/** The most keys a pacer keeps: past it, a new key lets go of the least recently added ones. */
+const KEYS = 1000;
 /**
  * Slots are this share longer than the stated rate, and each send lands at a random point in that margin: a
  * released queue never arrives as one burst, and the first send of a fixed window (which anchors it) is never
@@ -179,6 +181,21 @@ export function learn(
   return lane;
 }
 
+/** Whether `lane` has been idle long enough to be forgotten at `now`. */
+const idle = (lane: Lane, now: number) => now - Math.max(lane.seen, lane.next) > lane.forget;
+
+/**
+ * Before a new key joins `lanes`: lets go of the oldest keys while they are idle, and of the oldest whatever they are
+ * while there are `KEYS` of them, so that a pacer shared across many origins or tokens stays bounded. A Map keeps
+ * its keys in the order they were added, so the loop stops at the first key it keeps.
+ */
+export function sweep(lanes: Map<string, Lane>, now: number): void {
+  for (const [key, lane] of lanes) {
+    if (lanes.size < KEYS && !idle(lane, now)) return;
+    lanes.delete(key);
+  }
+}
+
 /**
  * The hold before a send at `now` on `lane` (`undefined`: none), and the lane's next slot reserved for it. A hold
  * longer than `within` reserves nothing. `random` spreads the send within its slot's margin.
@@ -239,11 +256,9 @@ export class Pacer implements PacerLike {
   /** `key`'s lane at `now`, forgotten when idle. */
   #lane(key: string, now: number): Lane | undefined {
     const lane = this.#lanes.get(key);
-    if (lane !== undefined && now - Math.max(lane.seen, lane.next) > lane.forget) {
-      this.#lanes.delete(key);
-      return undefined;
-    }
-    return lane;
+    if (lane === undefined || !idle(lane, now)) return lane;
+    this.#lanes.delete(key);
+    return undefined;
   }
 
   /**
@@ -281,7 +296,9 @@ export class Pacer implements PacerLike {
         const quota = parseRateQuota(outcome.headers, at);
         const { status } = outcome;
         const answer = { status, sentAt: kept.sentAt, serverDelay, quota };
-        this.#lanes.set(kept.key, learn(this.#lane(kept.key, at), answer, at, maxRetryAfter));
+        const lane = this.#lane(kept.key, at);
+        if (lane === undefined) sweep(this.#lanes, at);
+        this.#lanes.set(kept.key, learn(lane, answer, at, maxRetryAfter));
         return false;
       },
       end: () => {},

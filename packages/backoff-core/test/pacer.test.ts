@@ -1,6 +1,6 @@
 import { createBackoff, Pacer } from 'backoff-core';
 import { describe, expect, it } from 'vitest';
-import { type Lane, learn, reserve } from '../src/pacer.ts';
+import { type Lane, learn, reserve, sweep } from '../src/pacer.ts';
 import { parseRateQuota } from '../src/server-timing.ts';
 
 const NOW = Date.UTC(2026, 11, 2, 12, 0, 0);
@@ -145,6 +145,20 @@ describe('learn and reserve: the pacing rules', () => {
     state.next({ type: 'response', status: 429, headers: { 'Retry-After': '1' } });
     expect(pacer.nextSend('https://api.example', NOW)).toBe(1000);
     expect(pacer.nextSend('https://api.example', NOW + 61_001)).toBe(0);
+  });
+
+  it('a pacer shared across many keys stays bounded: idle keys go first, and never more than 1,000 are kept', () => {
+    const lanes = new Map<string, Lane>();
+    const add = (key: string, at: number) => {
+      sweep(lanes, at);
+      lanes.set(key, learn(undefined, answer(200), at, 60_000));
+    };
+    for (let i = 0; i < 5000; i++) add(`https://host-${i}.example`, NOW);
+    expect(lanes.size).toBe(1000);
+    expect(lanes.has('https://host-4999.example')).toBe(true);
+    // A minute later every one of them is idle: the next key lets them all go.
+    add('https://late.example', NOW + 61_000);
+    expect([...lanes.keys()]).toEqual(['https://late.example']);
   });
 });
 

@@ -175,8 +175,8 @@ export interface BackoffOptions<Res = unknown, Err = unknown> {
    * per attempt), take the first answer and abort the others. `delay: 'auto'` learns it per origin from this
    * policy's recent response times (their p95, at least 10 ms, once 20 answers are known; no hedge before that).
    * Only a request that may be sent twice is hedged (an idempotent method or an Idempotency-Key, and a body that
-   * can be sent again); each copy takes a retry-budget token, and no copy goes into an open circuit or after
-   * the deadline.
+   * can be sent again); each copy takes a retry-budget token, and no copy goes into an open circuit, past a
+   * pacer's hold or after the deadline.
    * @default false
    */
   hedge?: HedgeOptions | false | undefined;

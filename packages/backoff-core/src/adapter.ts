@@ -11,6 +11,7 @@ export {
   RetryState,
   type StopDecision,
 } from './decision.js';
+export type { Held } from './events.js';
 export { type FetchLike, raceRequest } from './fetch.js';
 export { type HeaderGetter, type HeadersLike, headerGetter } from './headers.js';
 export { parseHttpDate } from './http-date.js';
@@ -19,4 +20,3 @@ export { DEFAULTS, type ResolvedOptions } from './options.js';
 export { classifyError, classifyNetworkFailure, type ErrorKind, type Outcome } from './outcome.js';
 export { attachResult } from './result.js';
 export { sleep } from './sleep.js';
-export type { Held } from './watcher.js';

@@ -1,12 +1,9 @@
 import type { Decision, RetryState } from './decision.js';
 import type { BackoffResult } from './events.js';
-import { race } from './hedge.js';
-import type { Outcome } from './outcome.js';
+import { anySignal, type HedgePlan, settlesRace } from './hedge.js';
+import type { Outcome, Settled } from './outcome.js';
 
-/** How one attempt settled: the client's value (its response), or what it threw. */
-export type Settled<T> =
-  | { readonly ok: true; readonly value: T }
-  | { readonly ok: false; readonly error: unknown };
+export type { Settled } from './outcome.js';
 
 /**
  * What a client whose adapter sends every attempt itself (withBackoff, axios) tells the attempt loop: how to send
@@ -120,4 +117,108 @@ function next<T>(
 function interrupted<T>(call: RetryState, attempts: Attempts<T>, reason: unknown): T {
   const error = attempts.interrupted ? attempts.interrupted(reason) : reason;
   return attempts.finish({ ok: false, error }, call.result());
+}
+
+/** The reason a losing copy is aborted with. */
+function lost(): DOMException {
+  return new DOMException('Another copy of this request answered first', 'AbortError');
+}
+
+/** How an attempt's race ended: with a copy's outcome, or interrupted (`onHedge` threw). */
+export type Raced<T> = Settled<T> | { readonly ok: false; readonly interrupted: unknown };
+
+/** What a race asks of a client: how to send a copy, what its result means, the caller's signal, a discard. */
+export type Racing<T> = Pick<Attempts<T>, 'send' | 'outcome' | 'signal' | 'discard'>;
+
+interface Copy {
+  readonly number: number;
+  readonly controller: AbortController;
+  readonly release: () => void;
+  readonly started: number;
+  settled: boolean;
+}
+
+/**
+ * One attempt, hedged: sends the first copy, then after `plan.delay` ms without an answer another (while the
+ * call allows one: its budget, circuit and deadline), up to `plan.max` more. The first answer that settles the
+ * race wins; every other copy is aborted at once and its late result discarded, never reported. Each copy is
+ * sent with a signal of its own that also follows the caller's.
+ */
+export function race<T>(call: RetryState, attempts: Racing<T>, plan: HedgePlan): Promise<Raced<T>> {
+  const { timers, now } = plan;
+  if (plan.delay === undefined) {
+    // Not hedged yet ('auto' before it learned a delay): one copy, timed.
+    const started = now();
+    return sendCopy(attempts, undefined).then((settled) => {
+      call.won(1, attempts.outcome(settled), now() - started);
+      return settled;
+    });
+  }
+  const delay = plan.delay;
+  const caller = attempts.signal();
+  const copies: Copy[] = [];
+  let done = false;
+  let timer: unknown;
+  return new Promise<Raced<T>>((resolve) => {
+    const finish = (raced: Raced<T>, winner?: Copy) => {
+      done = true;
+      if (timer !== undefined) timers.clearTimeout(timer);
+      for (const copy of copies) {
+        if (copy !== winner && !copy.settled) copy.controller.abort(lost());
+        copy.release();
+      }
+      resolve(raced);
+    };
+    const settle = (copy: Copy, settled: Settled<T>) => {
+      copy.settled = true;
+      // A loser's late answer: let go of it (an unread body holds its connection).
+      if (done) return attempts.discard?.(settled);
+      const outcome = attempts.outcome(settled);
+      const inFlight = copies.filter((other) => !other.settled).length;
+      if (!settlesRace(call.retryable(outcome), inFlight)) return attempts.discard?.(settled);
+      call.won(copy.number, outcome, now() - copy.started);
+      finish(settled, copy);
+    };
+    const send = () => {
+      const controller = new AbortController();
+      const { signal, release } = caller ? anySignal([caller, controller.signal]) : noCombiner(controller);
+      const copy: Copy = { number: copies.length + 1, controller, release, started: now(), settled: false };
+      copies.push(copy);
+      sendCopy(attempts, signal).then((settled) => settle(copy, settled));
+      if (copies.length <= plan.max) timer = timers.setTimeout(hedge, delay);
+    };
+    const hedge = () => {
+      timer = undefined;
+      // The caller's abort ends every copy: none is added meanwhile.
+      if (done || caller?.aborted) return;
+      let allowed: boolean;
+      try {
+        allowed = call.hedge(copies.length + 1, delay);
+      } catch (interrupted) {
+        finish({ ok: false, interrupted });
+        return;
+      }
+      if (allowed) send();
+    };
+    send();
+  });
+}
+
+const noCombiner = (controller: AbortController) => ({ signal: controller.signal, release() {} });
+
+/**
+ * Sends one copy of the attempt and settles with its outcome, never rejecting. The one place every copy goes
+ * through on its way out.
+ */
+function sendCopy<T>(attempts: Racing<T>, signal: AbortSignal | undefined): Promise<Settled<T>> {
+  let sent: Promise<T>;
+  try {
+    sent = attempts.send(signal);
+  } catch (error) {
+    sent = Promise.reject(error);
+  }
+  return sent.then(
+    (value) => ({ ok: true, value }),
+    (error: unknown) => ({ ok: false, error }),
+  );
 }

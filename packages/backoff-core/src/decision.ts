@@ -1,7 +1,7 @@
 import type { RetryBudget } from './budget.js';
 import { MAX_TIMER_DELAY } from './check.js';
 import { computeDelay, serverDelayWithJitter, throttlingDelayOptions } from './delay.js';
-import type { BackoffResult, RetryEvent, ShouldRetryContext } from './events.js';
+import type { BackoffResult, Held, RetryEvent, ShouldRetryContext } from './events.js';
 import { type HeadersLike, headerGetter } from './headers.js';
 import type { HedgePlan } from './hedge.js';
 import { checkKey, generateIdempotencyKey, idempotencyKeyProblem } from './idempotency.js';
@@ -14,7 +14,6 @@ import { parseRetryAfter } from './server-timing.js';
 import { serverShouldRetry } from './should-retry-header.js';
 import { describeValue } from './show.js';
 import { isThenable, sleep, untilAborted } from './sleep.js';
-import type { Held } from './watcher.js';
 
 /**
  * What a retry state asks of the retry budget: a `RetryBudget`, or the circuit breaker's gate in front of one

@@ -88,3 +88,24 @@ export interface BackoffResult {
   /** Time the `pacer` held sends of this call, in ms; absent when it held none. Not part of `totalDelay`. */
   readonly held?: number;
 }
+
+/** A hold before a send: `'rate-limit'` when the server's quota is spent, `'throttled'` when 429s slowed the key. */
+export interface Held {
+  readonly delay: number;
+  readonly reason: 'rate-limit' | 'throttled';
+  readonly key: string;
+}
+
+/** Passed to `onHold` before a send is held. */
+export interface PacerHoldEvent {
+  /** The hold about to start, in ms. */
+  readonly delay: number;
+  /** `'rate-limit'`: the server's quota is spent (its headers or a 429's Retry-After); `'throttled'`: 429s slowed the key. */
+  readonly reason: Held['reason'];
+  /** The quota's key (the origin by default). */
+  readonly key: string;
+  readonly method: string;
+  readonly url: string | undefined;
+  /** The attempt the hold comes before, 1-based. */
+  readonly attempt: number;
+}

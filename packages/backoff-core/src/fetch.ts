@@ -1,9 +1,9 @@
-import { type Attempts, type Settled, sendAttempts } from './attempts.js';
+import { type Attempts, race, type Settled, sendAttempts } from './attempts.js';
 import { type Backoff, createBackoff } from './backoff.js';
 import { replayableBody } from './body.js';
 import type { RetryState } from './decision.js';
 import type { BackoffResult } from './events.js';
-import { type HedgePlan, race } from './hedge.js';
+import type { HedgePlan } from './hedge.js';
 import { fetchRedirected } from './not-sent.js';
 import type { BackoffOptions } from './options.js';
 import { classifyError, type ErrorKind, type Outcome } from './outcome.js';

@@ -1,8 +1,13 @@
 import type { RetryBudget, RetryBudgetOptions } from './budget.js';
-import type { DelayContext, HedgeEvent, RetryEvent, ShouldRetryContext } from './events.js';
+import type {
+  DelayContext,
+  HedgeEvent,
+  PacerHoldEvent as HoldEvent,
+  RetryEvent,
+  ShouldRetryContext,
+} from './events.js';
 import type { HedgeOptions, ResolvedHedge, ResponseTimes } from './hedge.js';
 import type { NetworkStatus } from './network.js';
-import type { PacerHoldEvent as HoldEvent } from './pacer.js';
 import type { TimerProvider } from './sleep.js';
 import type { CircuitBreakerLike, MetricsLike, PacerLike } from './watcher.js';
 

@@ -93,3 +93,8 @@ export function classifyNetworkFailure(cause: unknown): ErrorKind {
   if (kind !== 'unknown') return kind;
   return errorCode(cause) === undefined ? 'network' : 'unknown';
 }
+
+/** How one attempt settled: the client's value (its response), or what it threw. */
+export type Settled<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly error: unknown };

@@ -1,7 +1,8 @@
+import type { Held, PacerHoldEvent } from './events.js';
 import { parseRateQuota } from './server-timing.js';
 import { describeValue } from './show.js';
 import { watched } from './watch.js';
-import type { CallWatcher, Held, PacerLike, WatcherOptions } from './watcher.js';
+import type { CallWatcher, PacerLike, WatcherOptions } from './watcher.js';
 
 // AWS SDK adaptive retry mode (@smithy/util-retry DefaultRateLimiter): beta 0.7, scaleConstant 0.4, smoothing 0.8,
 // minFillRate 0.5 req/s, send rate measured in 0.5 s buckets.
@@ -40,20 +41,6 @@ export interface PacerOptions {
    * @default the URL's origin (scheme, host and port)
    */
   key?: ((request: PacedRequest) => string) | undefined;
-}
-
-/** Passed to `onHold` before a send is held. */
-export interface PacerHoldEvent {
-  /** The hold about to start, in ms. */
-  readonly delay: number;
-  /** `'rate-limit'`: the server's quota is spent (its headers or a 429's Retry-After); `'throttled'`: 429s slowed the key. */
-  readonly reason: Held['reason'];
-  /** The quota's key (the origin by default). */
-  readonly key: string;
-  readonly method: string;
-  readonly url: string | undefined;
-  /** The attempt the hold comes before, 1-based. */
-  readonly attempt: number;
 }
 
 /**

@@ -8,12 +8,12 @@ import {
   type StopDecision,
   serverSaid,
 } from './decision.js';
-import type { BackoffResult } from './events.js';
+import type { BackoffResult, Held } from './events.js';
 import type { ResolvedOptions } from './options.js';
 import type { Outcome } from './outcome.js';
 import type { StopReason } from './reasons.js';
 import { isThenable } from './sleep.js';
-import type { CallWatcher, Held } from './watcher.js';
+import type { CallWatcher } from './watcher.js';
 
 /** The call class of a watched policy: `Backoff.start` makes its calls with it. */
 export type WatchedState = new (

@@ -1,4 +1,5 @@
-import type { RequestDescription } from './decision.js';
+import type { Held } from './events.js';
+import type { HeadersLike } from './headers.js';
 import type { Outcome } from './outcome.js';
 
 /** What a watcher sees of a call: the request and, when it ends, what was done. */
@@ -22,7 +23,7 @@ export interface CallWatcher<Kept = unknown> {
    * A call starts, before its first attempt. Throws (a `CircuitOpenError`) to refuse it: nothing is sent. Returns
    * what the watcher keeps of the call, handed back to its other hooks.
    */
-  admit?(call: WatchedCall, request?: RequestDescription): Kept;
+  admit?(call: WatchedCall, request?: { readonly headers?: HeadersLike | undefined }): Kept;
   /**
    * An attempt ended with `outcome`. For a 5xx response, `failing` says whether its status says the backend is
    * failing (one the policy retries, or one the server asks to retry: a server's `false` asks for no retry, it
@@ -84,13 +85,6 @@ export interface CircuitBreakerLike extends Watchable {
 /** What the `metrics` option takes: a `BackoffMetrics`. */
 export interface MetricsLike extends Watchable {
   snapshot(): unknown;
-}
-
-/** A hold before a send: `'rate-limit'` when the server's quota is spent, `'throttled'` when 429s slowed the key. */
-export interface Held {
-  readonly delay: number;
-  readonly reason: 'rate-limit' | 'throttled';
-  readonly key: string;
 }
 
 /** What the `pacer` option takes: a `Pacer`. */

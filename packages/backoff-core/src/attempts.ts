@@ -57,7 +57,7 @@ function send<T>(call: RetryState, attempts: Attempts<T>): Promise<T> {
   // Read only with `hedge` on: the default path allocates no timer, controller or plan.
   const plan = unsent ? undefined : call.hedging();
   if (plan !== undefined) {
-    return race(call, attempts, plan).then((raced) =>
+    return race(attempts, plan).then((raced) =>
       'interrupted' in raced ? interrupted(call, attempts, raced.interrupted) : decide(call, attempts, raced),
     );
   }
@@ -139,18 +139,18 @@ interface Copy {
 }
 
 /**
- * One attempt, hedged: sends the first copy, then after `plan.delay` ms without an answer another (while the
- * call allows one: its budget, circuit and deadline), up to `plan.max` more. The first answer that settles the
- * race wins; every other copy is aborted at once and its late result discarded, never reported. Each copy is
- * sent with a signal of its own that also follows the caller's.
+ * One attempt, hedged: sends the first copy, then after `plan.delay` ms without an answer another (while
+ * `plan.hedge` allows one: deadline, circuit, pacer, budget), up to `plan.max` more. The first answer that
+ * settles the race wins; every other copy is aborted at once and its late result discarded, never reported.
+ * Each copy is sent with a signal of its own that also follows the caller's.
  */
-export function race<T>(call: RetryState, attempts: Racing<T>, plan: HedgePlan): Promise<Raced<T>> {
+export function race<T>(attempts: Racing<T>, plan: HedgePlan): Promise<Raced<T>> {
   const { timers, now } = plan;
   if (plan.delay === undefined) {
     // Not hedged yet ('auto' before it learned a delay): one copy, timed.
     const started = now();
     return sendCopy(attempts, undefined).then((settled) => {
-      call.won(1, attempts.outcome(settled), now() - started);
+      plan.won(1, attempts.outcome(settled), now() - started);
       return settled;
     });
   }
@@ -175,8 +175,8 @@ export function race<T>(call: RetryState, attempts: Racing<T>, plan: HedgePlan):
       if (done) return attempts.discard?.(settled);
       const outcome = attempts.outcome(settled);
       const inFlight = copies.filter((other) => !other.settled).length;
-      if (!settlesRace(call.retryable(outcome), inFlight)) return attempts.discard?.(settled);
-      call.won(copy.number, outcome, now() - copy.started);
+      if (!settlesRace(plan.retryable(outcome), inFlight)) return attempts.discard?.(settled);
+      plan.won(copy.number, outcome, now() - copy.started);
       finish(settled, copy);
     };
     const send = () => {
@@ -193,7 +193,7 @@ export function race<T>(call: RetryState, attempts: Racing<T>, plan: HedgePlan):
       if (done || caller?.aborted) return;
       let allowed: boolean;
       try {
-        allowed = call.hedge(copies.length + 1, delay);
+        allowed = plan.hedge(copies.length + 1, delay);
       } catch (interrupted) {
         finish({ ok: false, interrupted });
         return;

@@ -286,7 +286,16 @@ export class RetryState {
     this.#pacing().hedgeWon = false;
     if (!this.#replayable || (!this.#idempotent && !this.#hasKey())) return undefined;
     const delay = hedge.delay === 'auto' ? options.responseTimes.delay(this.#originOf()) : hedge.delay;
-    return { delay, max: hedge.max, timers: options.timers, now: options.now };
+    const { timers, now } = options;
+    return {
+      delay,
+      max: hedge.max,
+      timers,
+      now,
+      hedge: (copy, wait) => this.hedgeCopy(copy, wait),
+      retryable: (outcome) => this.#retryable(outcome),
+      won: (copy, outcome, elapsed) => this.#won(copy, outcome, elapsed),
+    };
   }
 
   #pacing(): Paced {
@@ -313,7 +322,7 @@ export class RetryState {
    * takes one, as a retry does); else it fires `onHedge` and counts the hedge. When `onHedge` throws, the call
    * ends with its error (every copy is aborted: the reason is `'aborted'`) and this rethrows it.
    */
-  hedge(copy: number, delay: number): boolean {
+  protected hedgeCopy(copy: number, delay: number): boolean {
     const options = this.#options;
     if (options.deadline !== undefined && options.now() - this.#started >= options.deadline) return false;
     if (!this.hedgeGoes()) return false;
@@ -338,7 +347,7 @@ export class RetryState {
    * Whether an outcome is one another copy of the same attempt might improve on: a failure the default rules
    * retry (`shouldRetry` is asked only about the attempt's final outcome). The caller's abort never is.
    */
-  retryable(outcome: Outcome): boolean {
+  #retryable(outcome: Outcome): boolean {
     if (outcome.type === 'error' && outcome.kind === 'abort') return false;
     const serverDelay =
       outcome.type === 'response' && outcome.status >= 400
@@ -351,7 +360,7 @@ export class RetryState {
    * Records which copy answered the attempt, and with `delay: 'auto'` how long a successful answer took (a sample
    * of the origin's response times).
    */
-  won(copy: number, outcome: Outcome, elapsed: number): void {
+  #won(copy: number, outcome: Outcome, elapsed: number): void {
     this.#pacing().hedgeWon = copy > 1;
     const { hedge, responseTimes } = this.#options;
     if (hedge?.delay === 'auto' && outcome.type === 'response' && outcome.status < 400) {

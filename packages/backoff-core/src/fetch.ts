@@ -126,7 +126,7 @@ export function raceRequest(
       if (settled.ok) settled.value.body?.cancel().catch(() => {});
     },
   };
-  return race(call, copies, plan).then((raced) => {
+  return race(copies, plan).then((raced) => {
     if (raced.ok) return raced.value;
     if ('interrupted' in raced) return ended(raced.interrupted);
     throw raced.error;

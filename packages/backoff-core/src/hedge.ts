@@ -1,4 +1,5 @@
 import { type Check, checked, fail, range } from './check.js';
+import type { Outcome } from './outcome.js';
 import { describeValue } from './show.js';
 import type { TimerProvider } from './sleep.js';
 
@@ -25,6 +26,15 @@ export interface HedgePlan {
   readonly max: number;
   readonly timers: TimerProvider;
   readonly now: () => number;
+  /**
+   * Asks to send copy `copy` (2: the first hedge), unanswered after `delay` ms: `false` when the call may not
+   * (deadline, circuit, pacer, budget). Throws what `onHedge` threw: the call has then ended.
+   */
+  hedge(copy: number, delay: number): boolean;
+  /** Whether an outcome is one another copy might improve on (a failure the default rules retry). */
+  retryable(outcome: Outcome): boolean;
+  /** Records the copy that answered the attempt, and how long a successful answer took (for `'auto'`). */
+  won(copy: number, outcome: Outcome, elapsed: number): void;
 }
 
 const HEDGE_CHECKS: Readonly<Record<keyof HedgeOptions, Check>> = {

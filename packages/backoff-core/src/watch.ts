@@ -192,9 +192,9 @@ class WatchedRetryState extends RetryState {
     }
   }
 
-  override hedge(copy: number, delay: number): boolean {
+  protected override hedgeCopy(copy: number, delay: number): boolean {
     try {
-      return super.hedge(copy, delay);
+      return super.hedgeCopy(copy, delay);
     } catch (error) {
       this.#end('aborted');
       throw error;

@@ -100,7 +100,10 @@ export interface Held {
 export interface PacerHoldEvent {
   /** The hold about to start, in ms. */
   readonly delay: number;
-  /** `'rate-limit'`: the server's quota is spent (its headers or a 429's Retry-After); `'throttled'`: 429s slowed the key. */
+  /**
+   * `'rate-limit'`: the server's quota is spent (its headers or a 429's Retry-After); `'throttled'`: 429s slowed
+   * the key.
+   */
   readonly reason: Held['reason'];
   /** The quota's key (the origin by default). */
   readonly key: string;

@@ -293,8 +293,8 @@ export class Pacer implements PacerLike {
   }
 }
 
-// The option and event types, reached through the class (`Pacer.Options`, `Pacer.HoldEvent`, `Pacer.DeadlineError`): the main entry
-// stays short.
+// The option and event types, reached through the class (`Pacer.Options`, `Pacer.HoldEvent`,
+// `Pacer.DeadlineError`): the main entry stays short.
 export declare namespace Pacer {
   export type Options = PacerOptions;
   export type HoldEvent = PacerHoldEvent;

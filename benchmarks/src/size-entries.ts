@@ -49,7 +49,7 @@ export const SIZE_ENTRIES: readonly SizeEntry[] = [
     budget: 10_700,
   },
   // The whole package, CircuitBreaker and BackoffMetrics included.
-  { name: 'backoff-core', path: '../packages/backoff-core/src/index.ts', external: [], budget: 16_600 },
+  { name: 'backoff-core', path: '../packages/backoff-core/src/index.ts', external: [], budget: 16_700 },
   // The adapters' own code alone: what they would weigh on top of a core the page already has.
   {
     name: 'axios-backoff alone (core external)',

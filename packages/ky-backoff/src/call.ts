@@ -61,7 +61,7 @@ function errorKind(error: unknown, aborted: boolean) {
   const network = isKyError(error, 'NetworkError');
   return network ? classifyNetworkFailure(field(error, 'cause')) : classifyError(error);
 }
-/** Retries a 2xx listed in `statusCodes` on ky 1.13 (no `ky.retry()`): ky 1 retries an afterResponse error. */
+/** A response the core retries (a 2xx in `statusCodes`), as an error ky retries: from fetch, or ky 1.13's hook. */
 class RetriedResponseError extends Error {
   override readonly name = 'RetriedResponseError';
   constructor(readonly response: Response) {

@@ -1,6 +1,6 @@
-import { API, ScriptedApi, VirtualClock } from '@backoff/test-utils';
+import { API, ScriptedApi, serveTests, VirtualClock } from '@backoff/test-utils';
 import { BackoffMetrics, getBackoffResult, kyBackoff } from 'ky-backoff';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CLIENTS, KY_1_13, type LooseKy } from './support/clients.ts';
 import { kyErrorKind } from './support/driver.ts';
 
@@ -14,12 +14,7 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
   (_name, client) => {
     const server = new ScriptedApi();
     let clock: VirtualClock;
-    beforeAll(() => server.listen());
-    afterEach(() => {
-      expect(clock.pendingCount).toBe(0);
-      server.reset();
-    });
-    afterAll(() => server.close());
+    serveTests(server, () => clock);
 
     /** An instance whose own afterResponse hook answers the first response with a 503 instead. */
     const turning = (metrics: BackoffMetrics) => {

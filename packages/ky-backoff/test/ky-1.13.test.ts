@@ -1,7 +1,7 @@
-import { API, ScriptedApi, VirtualClock } from '@backoff/test-utils';
+import { API, ScriptedApi, serveTests, VirtualClock } from '@backoff/test-utils';
 import ky113, { HTTPError } from 'ky-1.13.0';
 import { getBackoffResult, kyBackoff } from 'ky-backoff';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 // ky 1.13 has no `ky.retry()`: a hook cannot force a retry, so kyBackoff decides a failed response when ky throws
 // its HTTPError and asks `shouldRetry` (the shared suite proves that path). With `throwHttpErrors: false` ky never
@@ -9,12 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 describe('ky 1.13.0 (no ky.retry())', () => {
   const api = new ScriptedApi();
   let clock: VirtualClock;
-  beforeAll(() => api.listen());
-  afterEach(() => {
-    expect(clock.pendingCount).toBe(0);
-    api.reset();
-  });
-  afterAll(() => api.close());
+  serveTests(api, () => clock);
 
   const client = (retries = 3) => {
     clock = new VirtualClock();

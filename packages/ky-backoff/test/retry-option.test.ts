@@ -1,6 +1,6 @@
-import { API, ScriptedApi, VirtualClock } from '@backoff/test-utils';
+import { API, ScriptedApi, serveTests, VirtualClock } from '@backoff/test-utils';
 import { getBackoffResult, kyBackoff } from 'ky-backoff';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CLIENTS, KY_1_13, type LooseKy } from './support/clients.ts';
 
 // ky's own `retry` option, as a number or `{ limit }`, is a number of retries. Given per request or by
@@ -10,12 +10,7 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
   (_name, client) => {
     const server = new ScriptedApi();
     let clock: VirtualClock;
-    beforeAll(() => server.listen());
-    afterEach(() => {
-      expect(clock.pendingCount).toBe(0);
-      server.reset();
-    });
-    afterAll(() => server.close());
+    serveTests(server, () => clock);
 
     const instance = () => {
       clock = new VirtualClock();

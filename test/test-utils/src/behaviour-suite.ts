@@ -1,7 +1,8 @@
 import type { BackoffOptions, BackoffResult, CircuitOpenError, RetryEvent } from 'backoff-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FakeNetwork } from './fake-network.js';
 import { API, ScriptedApi } from './scripted-api.js';
+import { serveTests } from './serve-tests.js';
 import { VirtualClock } from './virtual-clock.js';
 
 /** One request, in the suite's neutral terms; each driver translates it to its client. */
@@ -66,13 +67,7 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
     const api = new ScriptedApi();
     let clock: VirtualClock;
 
-    beforeAll(() => api.listen());
-    afterEach(() => {
-      // No wait may outlive its call: every timer the client set has fired or been cleared.
-      expect(clock.pendingCount).toBe(0);
-      api.reset();
-    });
-    afterAll(() => api.close());
+    serveTests(api, () => clock);
 
     const client = (options: BackoffOptions = {}) => {
       clock = new VirtualClock();

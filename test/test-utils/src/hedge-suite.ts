@@ -1,8 +1,9 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BackoffMetrics, type BackoffOptions, CircuitBreaker, Pacer, RetryBudget } from 'backoff-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { BackoffClientDriver, SuiteRequest } from './behaviour-suite.js';
+import { serveTests } from './serve-tests.js';
 import { VirtualClock } from './virtual-clock.js';
 
 /** One request as the server saw it; `closed` resolves when its connection closed before it was answered. */
@@ -73,12 +74,7 @@ export function describeHedgingClient(driver: BackoffClientDriver): void {
   describe(`hedging suite: ${driver.name}`, () => {
     const server = new HoldingServer();
     let clock: VirtualClock;
-    beforeAll(() => server.listen());
-    afterEach(() => {
-      expect(clock.pendingCount).toBe(0);
-      server.reset();
-    });
-    afterAll(() => server.close());
+    serveTests(server, () => clock);
 
     const client = (options: BackoffOptions = {}) => {
       clock = new VirtualClock();

@@ -18,4 +18,5 @@ export {
   kyRequestOptions,
 } from './request-options.js';
 export { API, API_2, type Hit, type Route, ScriptedApi, type Step } from './scripted-api.js';
+export { serveTests, type TestServer } from './serve-tests.js';
 export { VirtualClock } from './virtual-clock.js';

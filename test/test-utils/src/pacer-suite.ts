@@ -1,7 +1,8 @@
 import { BackoffMetrics, type BackoffOptions, CircuitBreaker, Pacer } from 'backoff-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { BackoffClientDriver, Settled, SuiteRequest } from './behaviour-suite.js';
 import { API, ScriptedApi } from './scripted-api.js';
+import { serveTests } from './serve-tests.js';
 import { VirtualClock } from './virtual-clock.js';
 
 /** A draft-8 answer of a 1-per-second quota, spent for `t` more seconds. */
@@ -30,12 +31,7 @@ export function describePacerClient(driver: BackoffClientDriver): void {
   describe(`pacer suite: ${driver.name}`, () => {
     const api = new ScriptedApi();
     let clock: VirtualClock;
-    beforeAll(() => api.listen());
-    afterEach(() => {
-      expect(clock.pendingCount).toBe(0);
-      api.reset();
-    });
-    afterAll(() => api.close());
+    serveTests(api, () => clock);
 
     const client = (pacer: Pacer, options: BackoffOptions = {}) =>
       driver.create(API, { random: () => 0.5, timers: clock.timers, now: clock.now, pacer, ...options });

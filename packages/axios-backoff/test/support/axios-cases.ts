@@ -1,4 +1,4 @@
-import { API, ScriptedApi, VirtualClock } from '@backoff/test-utils';
+import { API, ScriptedApi, serveTests, VirtualClock } from '@backoff/test-utils';
 import type {
   AxiosAdapter,
   AxiosError,
@@ -8,7 +8,7 @@ import type {
   InternalAxiosRequestConfig,
 } from 'axios';
 import type { BackoffOptions, RetryEvent } from 'backoff-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { axiosBackoff } from '../../src/index.ts';
 import type { AdapterName } from './driver.ts';
 
@@ -30,12 +30,7 @@ export function describeAxiosCases(ax: AxiosStatic, adapter: AdapterName): void 
     const api = new ScriptedApi();
     let clock: VirtualClock;
 
-    beforeAll(() => api.listen());
-    afterEach(() => {
-      expect(clock.pendingCount).toBe(0);
-      api.reset();
-    });
-    afterAll(() => api.close());
+    serveTests(api, () => clock);
 
     const testOptions = (): BackoffOptions => {
       clock = new VirtualClock();

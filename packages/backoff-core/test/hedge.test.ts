@@ -63,6 +63,10 @@ function fakeClient(headers: Record<string, string> = {}, caller?: AbortSignal) 
 /** Lets every promise callback run (virtual time does not move). */
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** The result a call's answer carries (the fake client's `finish` puts it there). */
+const resultOf = async (answer: Promise<unknown>) =>
+  ((await answer) as Answer & { result: BackoffResult }).result;
+
 function setup(options: BackoffOptions = {}, request: { method?: string; replayable?: boolean } = {}) {
   const clock = new VirtualClock();
   clock.auto = false;
@@ -203,22 +207,14 @@ describe('every limit still holds for a hedge', () => {
       await settle();
       expect(client.sent).toHaveLength(1 + hedges);
       client.sent[0]?.answer(200);
-      expect(((await done) as Answer & { result: BackoffResult }).result.hedges).toBe(hedges);
+      expect((await resultOf(done)).hedges).toBe(hedges);
     }
     expect(budget.snapshot()).toMatchObject({ acquired: 1, refused: 1 });
   });
 
   it('an open circuit sends no hedge', async () => {
-    const clock = new VirtualClock();
-    clock.auto = false;
     const breaker = new CircuitBreaker({ consecutiveFailures: 1 });
-    const policy = createBackoff({
-      hedge: { delay: 50 },
-      circuitBreaker: breaker,
-      retries: 0,
-      now: clock.now,
-      timers: clock.timers,
-    });
+    const { clock, policy } = setup({ circuitBreaker: breaker, retries: 0 });
     const client = fakeClient();
     const first = sendAttempts(policy.start(GET), client.attempts);
     const second = sendAttempts(policy.start(GET), client.attempts);
@@ -231,22 +227,12 @@ describe('every limit still holds for a hedge', () => {
     await settle();
     expect(client.sent).toHaveLength(2);
     client.sent[1]?.answer(200);
-    expect(((await second) as Answer & { result: BackoffResult }).result.hedges).toBe(0);
+    expect((await resultOf(second)).hedges).toBe(0);
   });
 
   it('the pacer gates hedges: a hedge it would hold is not sent, and takes no budget token', async () => {
-    const clock = new VirtualClock();
-    clock.auto = false;
     const budget = new RetryBudget();
-    const policy = createBackoff({
-      hedge: { delay: 50 },
-      pacer: new Pacer(),
-      budget,
-      retries: 0,
-      random: () => 0,
-      now: clock.now,
-      timers: clock.timers,
-    });
+    const { clock, policy } = setup({ pacer: new Pacer(), budget, retries: 0 });
     const client = fakeClient();
     // The server's quota: one request per second, spent.
     const quota = { ratelimit: '"default";r=0;t=1', 'ratelimit-policy': '"default";q=1;w=1' };
@@ -268,7 +254,7 @@ describe('every limit still holds for a hedge', () => {
     await settle();
     expect(client.sent).toHaveLength(2);
     client.sent[1]?.answer(200);
-    expect(((await second) as Answer & { result: BackoffResult }).result).toMatchObject({ hedges: 0 });
+    expect(await resultOf(second)).toMatchObject({ hedges: 0 });
     expect(budget.snapshot().acquired).toBe(acquired);
   });
 
@@ -281,7 +267,7 @@ describe('every limit still holds for a hedge', () => {
     await settle();
     expect(client.sent).toHaveLength(1);
     client.sent[0]?.answer(200);
-    expect(((await done) as Answer & { result: BackoffResult }).result.hedges).toBe(0);
+    expect((await resultOf(done)).hedges).toBe(0);
   });
 
   it("the caller's abort ends every copy and sends no further one", async () => {
@@ -411,7 +397,7 @@ describe("hedge: { delay: 'auto' }", () => {
     await settle();
     expect(client.sent).toHaveLength(2);
     client.sent[1]?.answer(200);
-    expect(((await done) as Answer & { result: BackoffResult }).result.hedgeWon).toBe(true);
+    expect((await resultOf(done)).hedgeWon).toBe(true);
   });
 });
 

@@ -28,7 +28,7 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
         },
       }) as LooseKy;
       const pending = api('https://api.test/items').catch((error: unknown) => error);
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(await clock.nextWait()).toBe(50);
       clock.advance(50);
       const error = await pending;
       expect(error).toBe(failure);

@@ -182,13 +182,15 @@ export function describeHedgingClient(driver: BackoffClientDriver): void {
       });
       await first;
       const second = api.send(GET);
-      // The hold's timer (a ky hook starts it a few ticks after the call).
-      while (clock.pendingCount === 0) await new Promise((resolve) => setTimeout(resolve, 1));
-      clock.advance(1100);
+      // Held until the reset (a second, its slot 5% longer, half of that margin drawn at random 0.5).
+      const held = await clock.nextWait();
+      expect(held).toBe(1025);
+      clock.advance(held);
       await server.arrived(2);
+      expect(await clock.nextWait()).toBe(50);
       clock.advance(50);
       server.arrivals[1]?.answer(200);
-      expect((await second).result).toMatchObject({ hedges: 0, held: expect.any(Number) });
+      expect((await second).result).toMatchObject({ hedges: 0, held: 1025 });
       expect(server.arrivals).toHaveLength(2);
     });
 

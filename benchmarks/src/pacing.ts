@@ -47,30 +47,18 @@ export interface PacingRowSpec {
   readonly budget?: boolean;
 }
 
-export const PACING_ROWS: readonly PacingRowSpec[] = [
-  {
-    label: 'withBackoff, no pacer, default budget',
-    limiter: 'headers',
-    client: 'fetch',
-    pacer: false,
-    budget: true,
-  },
-  { label: 'withBackoff, no pacer', limiter: 'headers', client: 'fetch', pacer: false },
-  { label: 'withBackoff + Pacer', limiter: 'headers', client: 'fetch', pacer: true },
-  { label: 'axios + ky + withBackoff, no pacer', limiter: 'headers', client: 'shared', pacer: false },
-  { label: 'axios + ky + withBackoff, one Pacer', limiter: 'headers', client: 'shared', pacer: true },
-  {
-    label: 'withBackoff, no pacer, default budget',
-    limiter: 'bare',
-    client: 'fetch',
-    pacer: false,
-    budget: true,
-  },
-  { label: 'withBackoff, no pacer', limiter: 'bare', client: 'fetch', pacer: false },
-  { label: 'withBackoff + Pacer', limiter: 'bare', client: 'fetch', pacer: true },
-  { label: 'axios + ky + withBackoff, no pacer', limiter: 'bare', client: 'shared', pacer: false },
-  { label: 'axios + ky + withBackoff, one Pacer', limiter: 'bare', client: 'shared', pacer: true },
+// The same five clients against each limiter.
+const CLIENT_ROWS: readonly Omit<PacingRowSpec, 'limiter'>[] = [
+  { label: 'withBackoff, no pacer, default budget', client: 'fetch', pacer: false, budget: true },
+  { label: 'withBackoff, no pacer', client: 'fetch', pacer: false },
+  { label: 'withBackoff + Pacer', client: 'fetch', pacer: true },
+  { label: 'axios + ky + withBackoff, no pacer', client: 'shared', pacer: false },
+  { label: 'axios + ky + withBackoff, one Pacer', client: 'shared', pacer: true },
 ];
+
+export const PACING_ROWS: readonly PacingRowSpec[] = (['headers', 'bare'] as const).flatMap((limiter) =>
+  CLIENT_ROWS.map((row) => ({ ...row, limiter })),
+);
 
 /** What the server counted: every request that arrived, and the 429s among them. */
 interface Counts {

@@ -4,9 +4,8 @@ import {
   CircuitBreaker,
   type CircuitStateChange,
   createBackoff,
-  type TimerProvider,
 } from 'backoff-core';
-import type { Outcome, RetryState } from 'backoff-core/adapter';
+import type { Outcome, RetryState, TimerProvider } from 'backoff-core/adapter';
 import { EventQueue } from './event-queue.js';
 import { Network, OK, response } from './request.js';
 import { deriveSeed, mulberry32 } from './rng.js';

@@ -1,4 +1,5 @@
-import { type BackoffOptions, Pacer, type TimerProvider, withBackoff } from 'backoff-core';
+import { type BackoffOptions, Pacer, withBackoff } from 'backoff-core';
+import type { TimerProvider } from 'backoff-core/adapter';
 import { EventQueue } from './event-queue.js';
 import { Network } from './request.js';
 import { deriveSeed, mulberry32 } from './rng.js';

@@ -19,4 +19,4 @@ export { fetchRedirected, field } from './not-sent.js';
 export { DEFAULTS, type ResolvedOptions } from './options.js';
 export { classifyError, classifyNetworkFailure, type ErrorKind, type Outcome } from './outcome.js';
 export { attachResult } from './result.js';
-export { sleep } from './sleep.js';
+export { sleep, type TimerProvider } from './sleep.js';

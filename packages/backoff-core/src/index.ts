@@ -18,4 +18,3 @@ export { Pacer } from './pacer.js';
 export type { RetryReason, StopReason } from './reasons.js';
 export { getBackoffResult } from './result.js';
 export { parseRetryAfter } from './server-timing.js';
-export type { TimerProvider } from './sleep.js';

@@ -1,5 +1,5 @@
-import { type Backoff, createBackoff, RetryBudget, type TimerProvider } from 'backoff-core';
-import { isRetryBudget, type Outcome } from 'backoff-core/adapter';
+import { type Backoff, createBackoff, RetryBudget } from 'backoff-core';
+import { isRetryBudget, type Outcome, type TimerProvider } from 'backoff-core/adapter';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 

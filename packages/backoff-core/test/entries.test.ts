@@ -1,6 +1,19 @@
+import { readFileSync } from 'node:fs';
 import * as main from 'backoff-core';
 import * as adapter from 'backoff-core/adapter';
 import { describe, expect, it } from 'vitest';
+
+/** Every name an entry's source exports, types included: `export { a, type B } from '...'`. */
+function exportedNames(entry: string): string[] {
+  const source = readFileSync(new URL(`../src/${entry}`, import.meta.url), 'utf8');
+  const clauses = [...source.matchAll(/export (?:type )?\{([^}]*)\}/g)].map((match) => match[1] ?? '');
+  return clauses.flatMap((clause) =>
+    clause
+      .split(',')
+      .map((name) => name.replace(/^\s*type\s+/, '').trim())
+      .filter(Boolean),
+  );
+}
 
 describe('the public surface', () => {
   it('the main entry holds what users write, and nothing an adapter alone needs', () => {
@@ -17,6 +30,12 @@ describe('the public surface', () => {
       'parseRetryAfter',
       'withBackoff',
     ]);
+  });
+
+  it('the main entry, types included, is at most 30 names a user can hold in their head', () => {
+    const names = exportedNames('index.ts');
+    expect(names.length).toBeLessThanOrEqual(30);
+    expect(names).toEqual(expect.arrayContaining(Object.keys(main)));
   });
 
   it('`backoff-core/adapter` holds the call object, its loop, outcomes and the result attached to what callers get', () => {

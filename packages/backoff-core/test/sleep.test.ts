@@ -1,6 +1,5 @@
 import { getEventListeners } from 'node:events';
-import type { TimerProvider } from 'backoff-core';
-import { sleep } from 'backoff-core/adapter';
+import { sleep, type TimerProvider } from 'backoff-core/adapter';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { abortReason, defaultTimers } from '../src/sleep.ts';
 

@@ -1,7 +1,7 @@
 import { getEventListeners } from 'node:events';
 import { type Settled, type SuiteRequest, VirtualClock } from '@backoff/test-utils';
-import type { TimerProvider } from 'backoff-core';
 import { getBackoffResult } from 'backoff-core';
+import type { TimerProvider } from 'backoff-core/adapter';
 import { describe, expect, it } from 'vitest';
 import { DRIVERS, type FaultClient, type FaultDriver, FaultServer, faultPath } from '../src/index.ts';
 import { activeResources, heapAfterGc, settledResources } from './support/resources.ts';

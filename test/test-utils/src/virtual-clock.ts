@@ -1,4 +1,4 @@
-import type { TimerProvider } from 'backoff-core';
+import type { TimerProvider } from 'backoff-core/adapter';
 
 /**
  * Runs `callback` as a macrotask, not a microtask, so the client's own I/O callbacks get to run between attempts:

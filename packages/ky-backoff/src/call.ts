@@ -9,44 +9,45 @@ import {
   raceRequest,
   replayableBody,
 } from 'backoff-core/adapter';
-import { withoutMergeArtefact } from './ky-retry.js';
+import { bindRetry, requestFields, withoutMergeArtefact } from './ky-retry.js';
 
-/** The instance's own `ky.retry` (ky matches its marker with `instanceof`: a bundled copy would not do). */
+/** The instance's own `ky.retry` (ky checks its marker with `instanceof`: a bundled copy would not do). */
 export type RetryMarker = (options: { delay: number; code: string }) => unknown;
 /** What the calls of one instance share: `deadline` is its `totalTimeout`, `throws` its `throwHttpErrors`. */
 type Shared = {
   policy: Backoff;
+  retry: Record<string, unknown>; // the instance's `retry` as kyBackoff sets it; `given`: as it was
+  given: unknown;
   marker?: RetryMarker | undefined;
   deadline?: number | undefined;
   throws: unknown;
-  asked(perCall: object): BackoffOptions | undefined; // the call's own ky `retry` fields
-  /** Whether a response is decided in `afterResponse`, after the instance's own hooks there, or when fetched. */
-  afterHooks: boolean;
-  copies: Copies;
+  afterHooks: boolean; // the instance has afterResponse hooks: a response is decided after them, not at fetch
+  calls: Calls;
 };
+/** What a call reads of ky's hook options (ky 2 strips its own options, `throwHttpErrors` too). */
+export type HookOptions = { readonly [key in 'body' | 'backoff' | 'retry' | 'throwHttpErrors']?: unknown };
+
 const LINK = 'x-ky-backoff-link';
 /**
- * ky 2 sends the retry after its own timeout as a new Request, made from the one it showed our hooks: a header
- * links the two, and kyBackoff's fetch takes it off before anything is sent.
+ * The one link from ky's per-call objects to their call: ky's per-call copy of `retry` (every hook's options hold
+ * it) and each request a hook of ours saw going out. ky 2 sends the retry after its own timeout as a new Request,
+ * made from the one it showed us: a header links the two, and comes off in kyBackoff's fetch.
  */
-export class Copies {
-  readonly #calls = new Map<string, KyCall>();
+export class Calls extends WeakMap<object, KyCall> {
+  readonly #linked = new Map<string, KyCall>();
   #count = 0;
   link(call: KyCall, request: Request): void {
     request.headers.set(LINK, String(++this.#count));
-    this.#calls.set(String(this.#count), call);
+    this.#linked.set(String(this.#count), call);
   }
-  /** The call a request is linked to, if any; the link is gone after. */
   take(request: Request): KyCall | undefined {
     const id = request.headers.get(LINK) ?? '';
-    const call = this.#calls.get(id);
+    const call = this.#linked.get(id);
     request.headers.delete(LINK);
-    this.#calls.delete(id);
+    this.#linked.delete(id);
     return call;
   }
 }
-/** What a call reads of ky's hook options (ky 2 strips its own options, `throwHttpErrors` too). */
-export type HookOptions = { readonly [key in 'body' | 'backoff' | 'retry' | 'throwHttpErrors']?: unknown };
 
 function answered(response: Response): Outcome {
   return { type: 'response', status: response.status, headers: response.headers, response };
@@ -73,38 +74,33 @@ export class KyCall {
   readonly state: RetryState | undefined;
   readonly limit: number; // ky's per-call `limit`: "keep asking me" (0 for a body sent once: ky 2 tees nothing)
   readonly #retries: number;
-  readonly #throws: boolean;
-  readonly #marker: RetryMarker | undefined;
-  /** ky 2 reads a failed body into `HTTPError.data` first: a `shouldRetry` option reads a copy taken at fetch. */
-  readonly #keepsCopies: boolean;
-  /** The latest request seen going out (its signal follows the caller's), and this attempt's state. */
-  #request: Request;
-  #decided: Decision | undefined;
+  readonly #throws: boolean; // ky throws an HTTPError for every failed status, and asks `shouldRetry` about it
+  readonly #keepsCopies: boolean; // ky 2 reads a failed body into `HTTPError.data`: `shouldRetry` reads a copy
   readonly #unsent: boolean; // the caller's signal was aborted before the call: fetch sends nothing
-  /** The response fetch returned, when kyBackoff's fetch saw this attempt. */
-  #fetched: Response | undefined;
+  readonly #shared: Shared;
+  readonly #ky2: boolean;
+  #request: Request; // the latest seen going out (its signal follows the caller's)
+  #decided: Decision | undefined; // this attempt's decision
+  #fetched: Response | undefined; // the response kyBackoff's fetch returned (the one the caller gets)
   #copy: Response | undefined;
   #kyDelay = 0; // a wait left to ky (after ky's own timeout), which its `delay` returns once
   #refused: BackoffResult | undefined;
-  readonly #shared: Shared;
-  readonly #ky2: boolean;
-  /** ky 2 sends the next attempt as a copy of the next request it shows (after its own timeout): linked by a header. */
-  #relink: 'next' | 'linked' | undefined;
+  #relink: 'next' | 'linked' | undefined; // ky 2 sends the next request it shows us as a copy: link them
 
   constructor(shared: Shared, request: Request, options: HookOptions, ky2: boolean) {
-    const { policy, marker, deadline, throws } = shared;
+    const { policy, marker, deadline, throws, calls } = shared;
     const { backoff } = options;
+    const perCall = options.retry as Record<string, unknown>; // ky's per-call copy of the instance's `retry`
     this.#shared = shared;
     this.#ky2 = ky2;
-    // A Request given as the input brings its own body, a stream.
-    const once = options.body == null ? request.body !== null : !replayableBody(options.body);
     this.#request = request;
     this.#unsent = request.signal.aborted;
-    this.#marker = marker;
-    // Whether ky throws an HTTPError for every failed status, and so asks `shouldRetry` about it.
     this.#throws = (options.throwHttpErrors ?? throws) === true;
-    // ky's per-call copy of `retry` holds the fields asked for (by the request, `.extend()` or an `init` hook).
-    const asked = Object(options.retry) === options.retry ? shared.asked(options.retry as object) : undefined;
+    // A Request given as the input brings its own body, a stream.
+    const once = options.body == null ? request.body !== null : !replayableBody(options.body);
+    // The call's own `retry` fields over the instance's; none in a hook's options sent again (`ky(request,
+    // options)`): their `retry` is bound to the call they came from.
+    const asked = requestFields(perCall, shared.retry, shared.given, policy.options, calls);
     let own = asked === undefined ? policy : policy.extend(asked);
     if (backoff !== undefined && backoff !== false)
       own = own.extend(withoutMergeArtefact(backoff) as BackoffOptions);
@@ -125,17 +121,19 @@ export class KyCall {
     };
     this.state =
       backoff === false ? undefined : own.start({ method, url, headers, replayable: !once }, stamp);
+    bindRetry(perCall, shared.retry, method, this);
+    calls.set(perCall, this).set(perCall.shouldRetry as object, this);
   }
-  /** An attempt goes next (beforeRequest, beforeRetry): `calls` leads its request here; a pacer may hold it. */
-  begin(request: unknown, calls: WeakMap<object, KyCall>): Promise<void> | undefined {
+  /** An attempt goes next (beforeRequest, beforeRetry): its request leads here; a pacer may hold it. */
+  begin(request: unknown): Promise<void> | undefined {
     this.#decided = this.#fetched = this.#copy = undefined;
     if (request instanceof Request) {
+      const { calls } = this.#shared;
       calls.set(request, this);
       this.#request = request;
-      // ky clones the request it sends for the next attempt: a link of an earlier attempt goes with it.
-      if (this.#relink === 'linked') this.#shared.copies.take(request);
+      if (this.#relink === 'linked') calls.take(request); // ky cloned it from a linked one
       this.state?.sent(request.headers);
-      if (this.#relink === 'next') this.#shared.copies.link(this, request);
+      if (this.#relink === 'next') calls.link(this, request);
       this.#relink = this.#relink && 'linked';
     }
     return this.state?.ready(this.#request.signal)?.catch(this.#ended);
@@ -157,23 +155,22 @@ export class KyCall {
     return delay;
   }
   /**
-   * An OK response, or a failed status ky does not throw for: decided as fetch returns it, or after the instance's
-   * own afterResponse hooks (`hook`: it is then ky's copy). Retried by `ky.retry()` from a hook, else by an error ky
-   * retries (fetch cannot return ky's marker, and ky 1.13 has none): `shouldRetry` then waits.
+   * An OK response, or a failed status ky does not throw for, decided at fetch or after the instance's own
+   * afterResponse hooks (`hook`: ky's copy). A retry is `ky.retry()` from a hook, else an error ky retries.
    */
   async answer(response: Response, hook: boolean): Promise<unknown> {
     const { state } = this;
+    const { marker } = this.#shared;
     if (state === undefined || this.#decided !== undefined || (!response.ok && this.#throws))
       return hook ? undefined : response;
     const decision = await this.#decide(answered(response), undefined);
-    if (decision.retry && hook && this.#marker !== undefined) {
+    if (decision.retry && hook && marker !== undefined) {
       await this.#pause(decision, this.#request.signal);
-      return this.#marker({ delay: this.takeDelay(), code: `backoff:${decision.reason}` });
+      return marker({ delay: this.takeDelay(), code: `backoff:${decision.reason}` });
     }
     if (hook || decision.retry) response.body?.cancel().catch(() => {});
     if (decision.retry) throw new RetriedResponseError(response);
-    // The caller gets fetch's own response, not ky's copy.
-    attachResult(this.#fetched ?? response, state.result());
+    attachResult(this.#fetched ?? response, state.result()); // fetch's own response, not ky's copy
     return hook ? undefined : response;
   }
   /** ky's `shouldRetry`, about each failed attempt: the core decides, and a retry waits before ky hears `true`. */
@@ -185,15 +182,13 @@ export class KyCall {
     const request = sent instanceof Request ? sent : this.#request;
     const response = field(error, 'response');
     const status = isKyError(error, 'HTTPError') && response instanceof Response ? response : undefined;
-    // The request's own afterResponse hooks run after kyBackoff's: one turned a success into this error.
-    const turned = decided?.reason === 'success' && status !== undefined;
+    const turned = decided?.reason === 'success' && status !== undefined; // by a request's afterResponse hook
     if (decided !== undefined && !turned) return this.#stop(error);
     const kind = errorKind(error, request.signal.aborted && !isKyError(error, 'TimeoutError'));
-    const redirected = fetchRedirected(request.redirect);
     const seen = status === this.#fetched ? (this.#copy ?? status) : status;
     const outcome: Outcome = seen
       ? Object.assign(answered(seen), { kyError: error }) // for a `shouldRetry` of ky's
-      : { type: 'error', kind, error, redirected };
+      : { type: 'error', kind, error, redirected: fetchRedirected(request.redirect) };
     this.#copy = undefined;
     const decision = this.#decide(outcome, request, turned);
     const next = (made: Decision) => (made.retry ? this.#pause(made, request.signal) : this.#stop(error));
@@ -215,7 +210,7 @@ export class KyCall {
   /** Puts the result on the error; an attempt ky ended without asking (totalTimeout, limit 0) is recorded first. */
   beforeError(error: unknown): Promise<void> | undefined {
     const { state } = this;
-    if (this.#relink) this.#shared.copies.take(this.#request); // ky sent no copy
+    if (this.#relink) this.#shared.calls.take(this.#request); // ky sent no copy
     if (state === undefined || this.#abandoned(error)) return undefined;
     let pending: Decision | Promise<Decision> | undefined;
     if (this.#decided === undefined && this.limit > 0 && isKyError(error, 'TimeoutError')) {
@@ -247,7 +242,6 @@ export class KyCall {
     this.#decided = this.state.abandon();
     return !this.#stop(error);
   }
-
   #stop(error: unknown): false {
     attachResult(error, this.#refused ?? (this.state as RetryState).result());
     return false;
@@ -260,8 +254,7 @@ export class KyCall {
     const waited = left ? state.announce(decision) : state.wait(decision, signal);
     return waited.then(() => {
       if (left) this.#kyDelay = decision.delay;
-      // ky 2 then sends a new Request, made from the next one it shows us (ky 1 shows that one too).
-      if (left && this.#ky2) this.#relink = 'next';
+      if (left && this.#ky2) this.#relink = 'next'; // ky 2 sends a copy of the next request it shows us
       return true as const;
     }, this.#ended);
   }

@@ -1,19 +1,17 @@
 /*
  * kyBackoff rides ky's own retry loop: ky asks, backoff-core decides. One call through ky's steps:
- *   ky(input)      ky merges the options; its per-call copy of `retry` is the call's key in `calls`, and its
- *                  `retry` fields (per request, `.extend()`, `init`) are the call's options (ky-retry.ts).
- *   beforeRequest  the call starts (KyCall, around the core's RetryState: Idempotency-Key, pacer hold), and
- *                  binds ky's per-call `retry`: `shouldRetry`, `delay` and `limit` ("keep asking me").
- *   fetch          kyBackoff's fetch sends (hedged when the call may be), notes the response (the object the
- *                  caller gets) and decides an OK one; with afterResponse hooks of the instance's own, after them.
- *   shouldRetry    ky's HTTPError, network error or timeout is decided; a retry waits here (KyCall#pause), then
- *                  ky hears `true` and its `delay` is 0 (after ky's own timeout: the wait ky makes itself).
- *   beforeRetry    the next attempt starts; fetch ... until the core stops: ky returns the response, or its
- *                  error, which beforeError gives the result (a retry a hook forced with `ky.retry()` counts).
+ *   ky(input)      ky merges the options; its per-call copy of `retry` links the call (call.ts), and the `retry`
+ *                  fields set per request, by `.extend()` or an `init` hook are the call's options (ky-retry.ts).
+ *   beforeRequest  the call starts (KyCall: Idempotency-Key, pacer hold) and binds that `retry` to itself:
+ *                  `shouldRetry`, `delay`, and `limit`, which only means "keep asking me".
+ *   fetch          kyBackoff's fetch sends (hedged when the call may be) and decides an OK response (after the
+ *                  instance's own afterResponse hooks, when it has some).
+ *   shouldRetry    ky's HTTPError, network error or timeout is decided; a retry waits here, then ky hears `true`.
+ *   beforeRetry    the next attempt starts; ... until the core stops: beforeError puts the result on ky's error.
  */
 import { createBackoff } from 'backoff-core';
-import { Copies, type HookOptions, KyCall, type RetryMarker } from './call.js';
-import { bindRetry, fromKyRetry, kyRetryOptions, requestFields } from './ky-retry.js';
+import { Calls, type HookOptions, KyCall, type RetryMarker } from './call.js';
+import { fromKyRetry, kyRetryOptions } from './ky-retry.js';
 import type { KyBackoffOptions, KyInstanceLike } from './types.js';
 
 // Registered, so that a second copy of this package still recognises an instance that already has the hooks.
@@ -62,60 +60,46 @@ export function kyBackoff<Instance extends KyInstanceLike>(
     // ky's `retry` of the instance (`ky.create({ retry: 0 })`) in backoff-core's words; kyBackoff's options win.
     const own = Object.entries(options ?? {}).filter(([, value]) => value !== undefined);
     const merged = { ...fromKyRetry(parent.retry, { random, baseDelay }), ...Object.fromEntries(own) };
-    // ky 2's `totalTimeout` bounds the whole call: it is the core's deadline too, so that no wait outlasts it.
-    const total = typeof parent.totalTimeout === 'number' ? parent.totalTimeout : undefined;
-    const deadline = total === undefined ? merged.deadline : Math.min(merged.deadline ?? total, total);
-    const policy = createBackoff(deadline === undefined ? merged : { ...merged, deadline });
+    const policy = createBackoff(merged);
     const retry = kyRetryOptions(policy.options.retries, marker === undefined);
-    // A call's own `retry` fields (per request, `.extend()`, `init`) over the instance's options; none in a hook's
-    // options sent again (`ky(request, options)`): their `retry` is bound to the call they came from (`calls`).
-    const asked = (perCall: object) =>
-      requestFields(perCall as typeof retry, retry, parent.retry, policy.options, calls);
-    // The instance's own afterResponse hooks may change a response: it is then decided after them. Else it is
-    // decided in kyBackoff's fetch, and ky clones no response for a hook of ours.
+    // With afterResponse hooks of the instance's own, a response is decided after them (they may change it);
+    // else in kyBackoff's fetch, and ky clones no response for a hook of ours.
     const afterHooks = (parent.hooks?.afterResponse?.length ?? 0) > 0;
-    // The one link from ky's per-call objects to their call: ky's per-call copy of `retry` (every hook's options
-    // hold it), and each request a hook of ours saw about to go out (kyBackoff's fetch gets it), or its copy.
-    const calls = new WeakMap<object, KyCall>();
-    const copies = new Copies();
+    const calls = new Calls();
     const throws = parent.throwHttpErrors ?? true;
-    const shared = { policy, marker, deadline: total, throws, asked, afterHooks, copies };
-    const callOf = (o?: HookOptions) => (isObject(o?.retry) ? calls.get(o.retry) : undefined);
+    // ky 2's `totalTimeout` bounds the whole call: it is the core's deadline too, so that no wait outlasts it.
+    const deadline = typeof parent.totalTimeout === 'number' ? parent.totalTimeout : undefined;
+    const shared = { policy, retry, given: parent.retry, marker, deadline, throws, afterHooks, calls };
     const fetch: FetchFunction = (input, init) => {
       // ky passes the options it does not know on to `fetch`: `backoff` is kyBackoff's.
       const { backoff: _, ...rest } = init ?? {};
       const send = (request: Request) =>
         ((parent.fetch as FetchFunction) ?? globalThis.fetch)(request, init && rest);
-      const call = input instanceof Request ? (calls.get(input) ?? copies.take(input)) : undefined;
+      const call = input instanceof Request ? (calls.get(input) ?? calls.take(input)) : undefined;
       return call === undefined ? send(input as Request) : call.fetch(input as Request, send);
     };
     // ky 2: once per call; ky 1: before every attempt.
     const beforeRequest = (...args: unknown[]) => {
       const { request, options = {} } = view(args);
       if (!isObject(options.retry)) return;
-      let call = calls.get(options.retry);
-      if (call === undefined) {
-        call = new KyCall(shared, request, options, args.length === 1);
-        bindRetry(options.retry as typeof retry, retry, request.method, call);
-        calls.set(options.retry, call).set((options.retry as typeof retry).shouldRetry as object, call);
-      }
-      return call.begin(request, calls);
+      const call = calls.get(options.retry) ?? new KyCall(shared, request, options, args.length === 1);
+      return call.begin(request);
     };
-    // Before every retry, also one forced with `ky.retry()`: ky 2 shows no other hook the request it sends next.
+    // Before every retry, also one a hook forced with `ky.retry()` (it counts): ky 2 shows no other hook the
+    // request it sends next.
     const beforeRetry = ({ options, request, error }: View) => {
-      const call = callOf(options);
+      const call = calls.get(options?.retry as object);
       const forced = call?.forced(error);
-      if (call !== undefined)
-        return forced ? forced.then(() => call.begin(request, calls)) : call.begin(request, calls);
+      if (call !== undefined) return forced ? forced.then(() => call.begin(request)) : call.begin(request);
     };
     const afterResponse = (...args: unknown[]) => {
       const { options, response } = view(args);
-      return callOf(options)?.answer(response, true);
+      return calls.get(options?.retry as object)?.answer(response, true);
     };
     // ky 2: once, for the final error; ky 1: for each HTTPError.
     const beforeError = (...args: unknown[]) => {
       const { error, options } = view(args, 'error');
-      const pending = callOf(options)?.beforeError(error);
+      const pending = calls.get(options?.retry as object)?.beforeError(error);
       return pending === undefined ? error : pending.then(() => error);
     };
     const hooks = Object.entries({

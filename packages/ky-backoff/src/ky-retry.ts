@@ -3,7 +3,7 @@ import type { BackoffOptions } from 'backoff-core';
 type Options = BackoffOptions<Response, Error>;
 type Fields = Record<string, unknown>;
 type Env = { random: () => number; baseDelay: number };
-type Bound = WeakMap<object, unknown>;
+type Bound = WeakMap<object, unknown>; // the calls, by their bound `shouldRetry`
 type Ms = (ms: number) => number;
 type KyRetry = Partial<Record<'limit' | 'backoffLimit' | 'maxRetryAfter', number> & Record<'delay', Ms>> & {
   jitter?: boolean | Ms;

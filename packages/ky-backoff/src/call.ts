@@ -28,11 +28,8 @@ type Shared = {
 export type HookOptions = { readonly [key in 'body' | 'backoff' | 'retry' | 'throwHttpErrors']?: unknown };
 
 const LINK = 'x-ky-backoff-link';
-/**
- * The one link from ky's per-call objects to their call: ky's per-call copy of `retry` (every hook's options hold
- * it) and each request a hook of ours saw going out. ky 2 sends the retry after its own timeout as a new Request,
- * made from the one it showed us: a header links the two, and comes off in kyBackoff's fetch.
- */
+/** The one link from ky's per-call objects to their call: ky's per-call `retry` (in every hook's options), each request
+ * our hooks saw, and a header on one ky 2 copies after its own timeout (kyBackoff's fetch takes it off). */
 export class Calls extends WeakMap<object, KyCall> {
   readonly #linked = new Map<string, KyCall>();
   #count = 0;
@@ -98,8 +95,7 @@ export class KyCall {
     this.#throws = (options.throwHttpErrors ?? throws) === true;
     // A Request given as the input brings its own body, a stream.
     const once = options.body == null ? request.body !== null : !replayableBody(options.body);
-    // The call's own `retry` fields over the instance's; none in a hook's options sent again (`ky(request,
-    // options)`): their `retry` is bound to the call they came from.
+    // The call's own `retry` fields (none when a hook re-sends with its options: that `retry` is bound already).
     const asked = requestFields(perCall, shared.retry, shared.given, policy.options, calls);
     let own = asked === undefined ? policy : policy.extend(asked);
     if (backoff !== undefined && backoff !== false)
@@ -154,10 +150,8 @@ export class KyCall {
     this.#kyDelay = 0;
     return delay;
   }
-  /**
-   * An OK response, or a failed status ky does not throw for, decided at fetch or after the instance's own
-   * afterResponse hooks (`hook`: ky's copy). A retry is `ky.retry()` from a hook, else an error ky retries.
-   */
+  /** An OK response, or a failed status ky does not throw for, decided at fetch or after the instance's own
+   * afterResponse hooks (`hook`: ky's copy). A retry is `ky.retry()` from a hook, else an error ky retries. */
   async answer(response: Response, hook: boolean): Promise<unknown> {
     const { state } = this;
     const { marker } = this.#shared;

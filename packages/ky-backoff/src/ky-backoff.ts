@@ -62,8 +62,7 @@ export function kyBackoff<Instance extends KyInstanceLike>(
     const merged = { ...fromKyRetry(parent.retry, { random, baseDelay }), ...Object.fromEntries(own) };
     const policy = createBackoff(merged);
     const retry = kyRetryOptions(policy.options.retries, marker === undefined);
-    // With afterResponse hooks of the instance's own, a response is decided after them (they may change it);
-    // else in kyBackoff's fetch, and ky clones no response for a hook of ours.
+    // The instance's own afterResponse hooks may change a response: it is decided after them, else at fetch.
     const afterHooks = (parent.hooks?.afterResponse?.length ?? 0) > 0;
     const calls = new Calls();
     const throws = parent.throwHttpErrors ?? true;
@@ -85,8 +84,7 @@ export function kyBackoff<Instance extends KyInstanceLike>(
       const call = calls.get(options.retry) ?? new KyCall(shared, request, options, args.length === 1);
       return call.begin(request);
     };
-    // Before every retry, also one a hook forced with `ky.retry()` (it counts): ky 2 shows no other hook the
-    // request it sends next.
+    // Before every retry (one a hook forced with `ky.retry()` counts): the only hook to see ky 2's next request.
     const beforeRetry = ({ options, request, error }: View) => {
       const call = calls.get(options?.retry as object);
       const forced = call?.forced(error);
@@ -102,12 +100,8 @@ export function kyBackoff<Instance extends KyInstanceLike>(
       const pending = calls.get(options?.retry as object)?.beforeError(error);
       return pending === undefined ? error : pending.then(() => error);
     };
-    const hooks = Object.entries({
-      beforeRequest,
-      beforeRetry,
-      beforeError,
-      ...(afterHooks && { afterResponse }),
-    });
-    return { retry, fetch, hooks: Object.fromEntries(hooks.map(([name, hook]) => [name, [mark(hook)]])) };
+    const hooks = { beforeRequest, beforeRetry, beforeError, ...(afterHooks && { afterResponse }) };
+    const marked = Object.entries(hooks).map(([name, hook]) => [name, [mark(hook)]]);
+    return { retry, fetch, hooks: Object.fromEntries(marked) };
   });
 }

@@ -22,11 +22,8 @@ export function kyRetryOptions(limit: number, everyMethod: boolean): Fields {
   const lists = { methods: everyMethod ? [...KY_METHODS] : [], statusCodes: [], afterStatusCodes: [] };
   return { limit, ...lists, ...unread, delay: () => 0, shouldRetry: () => false };
 }
-/**
- * ky's `retry` fields as backoff-core's options, meaning what they mean to ky: `delay(n)` and a `jitter` function
- * make the `delay` option (capped by ky's `backoffLimit`); `shouldRetry` gets ky's error, only where ky would ask.
- * `afterStatusCodes` is accepted: the server's timing headers are read on every retried status.
- */
+/** ky's `retry` fields as backoff-core's options, meaning what they mean to ky; `afterStatusCodes` is accepted (the
+ * server's timing headers are read on every retried status). */
 export function fromKyRetry(given: unknown, env: Env): Options {
   const retry = (typeof given === 'number' ? { limit: given } : given === undefined ? {} : given) as Fields;
   if (typeof retry !== 'object' || retry === null || Array.isArray(retry))
@@ -48,6 +45,7 @@ export function fromKyRetry(given: unknown, env: Env): Options {
   if (most !== undefined) options.maxDelay = Math.min(most, MAX);
   if (most !== undefined && most < env.baseDelay) options.baseDelay = most;
   if (jitter !== undefined) options.jitter = jitter === true ? 'full' : 'none';
+  // `delay(n)` and a `jitter` function make the `delay` option, capped by `backoffLimit`.
   if (delay !== undefined || typeof jitter === 'function') {
     options.delay = ({ retry: n, computed, serverDelay }) => {
       if (serverDelay !== undefined) return computed; // ky puts no jitter on a server's delay

@@ -61,7 +61,7 @@ export function kyBackoff<Instance extends KyInstanceLike>(
     const own = Object.entries(options ?? {}).filter(([, value]) => value !== undefined);
     const merged = { ...fromKyRetry(parent.retry, { random, baseDelay }), ...Object.fromEntries(own) };
     const policy = createBackoff(merged);
-    const retry = kyRetryOptions(policy.options.retries, marker === undefined);
+    const retry = kyRetryOptions(policy.options.retries);
     // The instance's own afterResponse hooks may change a response: it is decided after them, else at fetch.
     const afterHooks = (parent.hooks?.afterResponse?.length ?? 0) > 0;
     const calls = new Calls();

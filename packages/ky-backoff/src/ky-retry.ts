@@ -9,7 +9,7 @@ type KyRetry = Partial<Record<'limit' | 'backoffLimit' | 'maxRetryAfter', number
   jitter?: boolean | Ms;
   shouldRetry?: (state: { error: unknown; retryCount: number }) => unknown;
 };
-// ky 1.13 checks the method before any hook runs, so it gets every method ky may send.
+// ky checks the method before it asks (ky 1.13 before any hook runs): it gets every method ky may send.
 const KY_METHODS = ['get', 'post', 'put', 'patch', 'head', 'delete', 'options', 'trace', 'query'];
 const LISTS = ['methods', 'statusCodes', 'afterStatusCodes'];
 const FUNCTIONS = ['delay', 'jitter', 'shouldRetry'];
@@ -17,9 +17,9 @@ const KNOWN = ['limit', ...LISTS, 'backoffLimit', 'maxRetryAfter', 'retryOnTimeo
 const MAX = 2_147_483_647; // the longest timer: what ky's `Infinity` can mean here
 // The instance's `retry`: a `shouldRetry` that always answers (ky's own rules are never consulted), `limit` its
 // `retries`, `null` in the fields ky then never reads: a value there (or another `delay`) was set for the call.
-export function kyRetryOptions(limit: number, everyMethod: boolean): Fields {
+export function kyRetryOptions(limit: number): Fields {
   const unread = { maxRetryAfter: null, backoffLimit: null, jitter: null, retryOnTimeout: null };
-  const lists = { methods: everyMethod ? [...KY_METHODS] : [], statusCodes: [], afterStatusCodes: [] };
+  const lists = { methods: [...KY_METHODS], statusCodes: [], afterStatusCodes: [] };
   return { limit, ...lists, ...unread, delay: () => 0, shouldRetry: () => false };
 }
 /** ky's `retry` fields as backoff-core's options, meaning what they mean to ky; `afterStatusCodes` is accepted (the
@@ -94,7 +94,7 @@ export function requestFields(perCall: Fields, ours: Fields, given: unknown, env
   return Object.keys(fields).length > 0 ? fromKyRetry(fields, env) : undefined;
 }
 // Binds ky's per-call copy of `retry` to a call, once its fields are read: ours again, ky's `jitter` and
-// `backoffLimit` off. The call's method is added, as ky checks it before it asks: the core's idempotency gate decides.
+// `backoffLimit` off, and a method of the call's own added (the core's idempotency gate decides).
 type Asked = { shouldRetry(error: unknown): unknown; takeDelay(): number; readonly limit: number };
 export function bindRetry(perCall: Fields, ours: Fields, method: string, call: Asked): void {
   Object.assign(perCall, ours, { jitter: undefined, backoffLimit: Number.POSITIVE_INFINITY });

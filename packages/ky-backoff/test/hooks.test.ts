@@ -241,6 +241,24 @@ describe.each(CLIENTS.map((client) => [client.name, client] as const))(
       expect(hard.hits).toHaveLength(2);
     });
 
+    it.skipIf(typeof (client.ky as { retry?: unknown }).retry !== 'function')(
+      "with afterResponse hooks of the instance's own and `throwHttpErrors: false`, a 503 is retried after them",
+      async () => {
+        const route = server.script('/soft', [503, 200]);
+        const seen: number[] = [];
+        const instance = client.ky.create({
+          throwHttpErrors: false,
+          hooks: { afterResponse: [(...args: unknown[]) => void seen.push(responseOf(args).status)] },
+        });
+        const response = await wrap(instance)(`${API}/soft`);
+        expect(response.status).toBe(200);
+        expect(route.hits).toHaveLength(2);
+        expect(seen).toEqual([503, 200]);
+        expect(virtual.clock.waits).toHaveLength(1); // the core waited, not ky
+        expect(getBackoffResult(response)).toMatchObject({ attempts: 2, reason: 'success' });
+      },
+    );
+
     if (client.major === 1) {
       it('ky 1: a per-request `throwHttpErrors: false` still retries a failed status, and resolves with the last response', async () => {
         const route = server.script('/soft', [503, 503, 200]);

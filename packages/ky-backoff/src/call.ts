@@ -121,18 +121,16 @@ export class KyCall {
     calls.set(perCall, this).set(perCall.shouldRetry as object, this);
   }
   /** An attempt goes next (beforeRequest, beforeRetry): its request leads here; a pacer may hold it. */
-  begin(request: unknown): Promise<void> | undefined {
+  begin(request: Request): Promise<void> | undefined {
+    const { calls } = this.#shared;
     this.#decided = this.#fetched = this.#copy = undefined;
-    if (request instanceof Request) {
-      const { calls } = this.#shared;
-      calls.set(request, this);
-      this.#request = request;
-      if (this.#relink === 'linked') calls.take(request); // ky cloned it from a linked one
-      this.state?.sent(request.headers);
-      if (this.#relink === 'next') calls.link(this, request);
-      this.#relink = this.#relink && 'linked';
-    }
-    return this.state?.ready(this.#request.signal)?.catch(this.#ended);
+    this.#request = request;
+    calls.set(request, this);
+    if (this.#relink === 'linked') calls.take(request); // ky cloned it from a linked one
+    this.state?.sent(request.headers);
+    if (this.#relink === 'next') calls.link(this, request);
+    this.#relink = this.#relink && 'linked';
+    return this.state?.ready(request.signal)?.catch(this.#ended);
   }
   /** Sends an attempt (hedged, when the call may be) and notes the response: the object the caller will get. */
   fetch(request: Request, send: (request: Request) => Promise<Response>): Promise<Response> {
@@ -240,17 +238,14 @@ export class KyCall {
     attachResult(error, this.#refused ?? (this.state as RetryState).result());
     return false;
   }
-  // The one wait of a retry: the core's, on the attempt's signal (it follows the caller's). After ky's own timeout
-  // that signal is spent and only ky's wait still hears the caller: ky waits (`delay`), and the core is told.
+  /** The one wait of a retry: the core's, on the attempt's signal (it follows the caller's). */
   #pause(decision: RetryDecision, signal: AbortSignal): Promise<true> {
     const state = this.state as RetryState;
-    const left = signal.aborted;
-    const waited = left ? state.announce(decision) : state.wait(decision, signal);
-    return waited.then(() => {
-      if (left) this.#kyDelay = decision.delay;
-      if (left && this.#ky2) this.#relink = 'next'; // ky 2 sends a copy of the next request it shows us
-      return true as const;
-    }, this.#ended);
+    if (!signal.aborted) return state.wait(decision, signal).then(() => true as const, this.#ended);
+    // After ky's own timeout only ky's wait still hears the caller: ky waits (`delay`), and the core is told.
+    this.#kyDelay = decision.delay;
+    if (this.#ky2) this.#relink = 'next'; // ky 2 then sends a copy of the next request it shows us
+    return state.announce(decision).then(() => true as const, this.#ended);
   }
   /** An abort, or a throwing `shouldRetry` or `onRetry`, ended the call: ky is told so if it asks again. */
   #ended = (reason: unknown): never => {

@@ -1,11 +1,9 @@
 /*
  * kyBackoff rides ky's own retry loop: ky asks, backoff-core decides. One call through ky's steps:
- *   ky(input)      ky merges the options; its per-call copy of `retry` links the call (call.ts), and the `retry`
- *                  fields set per request, by `.extend()` or an `init` hook are the call's options (ky-retry.ts).
- *   beforeRequest  the call starts (KyCall: Idempotency-Key, pacer hold) and binds that `retry` to itself:
- *                  `shouldRetry`, `delay`, and `limit`, which only means "keep asking me".
- *   fetch          kyBackoff's fetch sends (hedged when the call may be) and decides an OK response (after the
- *                  instance's own afterResponse hooks, when it has some).
+ *   ky(input)      ky merges the options; its per-call copy of `retry` links the call (call.ts) and holds the
+ *                  `retry` fields set for it, which are the call's options (ky-retry.ts).
+ *   beforeRequest  the call starts (KyCall: Idempotency-Key, pacer hold) and binds that `retry` to itself.
+ *   fetch          kyBackoff's fetch sends (hedged when the call may be) and decides an OK response.
  *   shouldRetry    ky's HTTPError, network error or timeout is decided; a retry waits here, then ky hears `true`.
  *   beforeRetry    the next attempt starts; ... until the core stops: beforeError puts the result on ky's error.
  */

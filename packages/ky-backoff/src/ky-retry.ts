@@ -15,8 +15,8 @@ const LISTS = ['methods', 'statusCodes', 'afterStatusCodes'];
 const FUNCTIONS = ['delay', 'jitter', 'shouldRetry'];
 const KNOWN = ['limit', ...LISTS, 'backoffLimit', 'maxRetryAfter', 'retryOnTimeout', ...FUNCTIONS];
 const MAX = 2_147_483_647; // the longest timer: what ky's `Infinity` can mean here
-// The instance's `retry`: ours always answers, so ky never reads its other fields: a value that differs from ours
-// there was set for the call.
+// The instance's `retry`: our `shouldRetry` always answers, so ky reads none of the other fields (`null`, `[]`): a
+// value there that is not ours was set for the call.
 export function kyRetryOptions(limit: number): Fields {
   const unread = { maxRetryAfter: null, backoffLimit: null, jitter: null, retryOnTimeout: null };
   const lists = { methods: [...KY_METHODS], statusCodes: [], afterStatusCodes: [] };

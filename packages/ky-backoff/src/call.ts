@@ -55,7 +55,6 @@ const isKyError = (error: unknown, name: string) =>
 /** ky 2's NetworkError wraps fetch's error as `cause`: the core classifies that, else ky's verdict stands. */
 function errorKind(error: unknown, aborted: boolean) {
   if (aborted) return 'abort';
-  if (isKyError(error, 'TimeoutError')) return 'timeout';
   const network = isKyError(error, 'NetworkError');
   return network ? classifyNetworkFailure(field(error, 'cause')) : classifyError(error);
 }
@@ -139,7 +138,7 @@ export class KyCall {
     return pending.then((response) => {
       this.#fetched = response;
       if (this.#keepsCopies && !response.ok) this.#copy = response.clone();
-      return this.#shared.afterHooks ? response : (this.answer(response, false) as Promise<Response>);
+      return this.#shared.afterHooks ? response : this.answer(response, false).then(() => response);
     });
   }
   /** ky's `delay`: 0, as the core has waited, unless the wait was left to ky. */
@@ -153,8 +152,7 @@ export class KyCall {
   async answer(response: Response, hook: boolean): Promise<unknown> {
     const { state } = this;
     const { marker } = this.#shared;
-    if (state === undefined || this.#decided !== undefined || (!response.ok && this.#throws))
-      return hook ? undefined : response;
+    if (state === undefined || this.#decided !== undefined || (!response.ok && this.#throws)) return;
     const decision = await this.#decide(answered(response), undefined);
     if (decision.retry && hook && marker !== undefined) {
       await this.#pause(decision, this.#request.signal);
@@ -163,7 +161,6 @@ export class KyCall {
     if (hook || decision.retry) response.body?.cancel().catch(() => {});
     if (decision.retry) throw new RetriedResponseError(response);
     attachResult(this.#fetched ?? response, state.result()); // fetch's own response, not ky's copy
-    return hook ? undefined : response;
   }
   /** ky's `shouldRetry`, about each failed attempt: the core decides, and a retry waits before ky hears `true`. */
   shouldRetry(error: unknown): boolean | Promise<boolean> {

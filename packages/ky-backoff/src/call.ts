@@ -151,12 +151,11 @@ export class KyCall {
    * afterResponse hooks (`hook`: ky's copy). A retry is `ky.retry()` from a hook, else an error ky retries. */
   async answer(response: Response, hook: boolean): Promise<unknown> {
     const { state } = this;
-    const { marker } = this.#shared;
     if (state === undefined || this.#decided !== undefined || (!response.ok && this.#throws)) return;
     const decision = await this.#decide(answered(response), undefined);
-    if (decision.retry && hook && marker !== undefined) {
+    if (decision.retry && hook && this.#shared.marker !== undefined) {
       await this.#pause(decision, this.#request.signal);
-      return marker({ delay: this.takeDelay(), code: `backoff:${decision.reason}` });
+      return this.#shared.marker({ delay: this.takeDelay(), code: `backoff:${decision.reason}` });
     }
     if (hook || decision.retry) response.body?.cancel().catch(() => {});
     if (decision.retry) throw new RetriedResponseError(response);

@@ -182,12 +182,14 @@ export class KyCall {
     const next = (made: Decision) => (made.retry ? this.#pause(made, request.signal) : this.#stop(error));
     return decision instanceof Promise ? decision.then(next) : next(decision);
   }
-  // beforeRetry after a hook's `ky.retry()`: the attempt counts, and past `retries` ky's ForceRetryError ends it.
-  forced(error: unknown): Promise<void> | undefined {
+  // beforeRetry: the next attempt begins. A retry a hook forced with `ky.retry()` counts first: past `retries`,
+  // ky's ForceRetryError ends the call.
+  retrying(request: Request, error: unknown): Promise<void> | undefined {
     const { state } = this;
-    if (state === undefined || !isKyError(error, 'ForceRetryError') || this.#decided?.retry) return;
-    const refuse = (): undefined => {
-      if (state.attempts <= this.#retries) return;
+    const next = () => this.begin(request);
+    if (state === undefined || !isKyError(error, 'ForceRetryError') || this.#decided?.retry) return next();
+    const refuse = () => {
+      if (state.attempts <= this.#retries) return next();
       this.#refused = { ...state.result(), reason: 'retries-exhausted' };
       throw attachResult(error, this.#refused);
     };

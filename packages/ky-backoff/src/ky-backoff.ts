@@ -83,11 +83,8 @@ export function kyBackoff<Instance extends KyInstanceLike>(
       return call.begin(request);
     };
     // Before every retry (one a hook forced with `ky.retry()` counts): the only hook to see ky 2's next request.
-    const beforeRetry = ({ options, request, error }: View) => {
-      const call = calls.get(options?.retry as object);
-      const forced = call?.forced(error);
-      if (call !== undefined) return forced ? forced.then(() => call.begin(request)) : call.begin(request);
-    };
+    const beforeRetry = ({ options, request, error }: View) =>
+      calls.get(options?.retry as object)?.retrying(request, error);
     const afterResponse = (...args: unknown[]) => {
       const { options, response } = view(args);
       return calls.get(options?.retry as object)?.answer(response, true);

@@ -1,14 +1,10 @@
 import type { BackoffOptions } from 'backoff-core';
+import type { RetryOptions as KyRetry } from 'ky';
 
 type Options = BackoffOptions<Response, Error>;
 type Fields = Record<string, unknown>;
 type Env = { random: () => number; baseDelay: number };
 type Bound = WeakMap<object, unknown>; // the calls, by their bound `shouldRetry`
-type Ms = (ms: number) => number;
-type KyRetry = Partial<Record<'limit' | 'backoffLimit' | 'maxRetryAfter', number> & Record<'delay', Ms>> & {
-  jitter?: boolean | Ms;
-  shouldRetry?: (state: { error: unknown; retryCount: number }) => unknown;
-};
 // ky checks the method before it asks (ky 1.13 before any hook runs): it gets every method ky may send.
 const KY_METHODS = ['get', 'post', 'put', 'patch', 'head', 'delete', 'options', 'trace', 'query'];
 const LISTS = ['methods', 'statusCodes', 'afterStatusCodes'];
@@ -57,7 +53,7 @@ export function fromKyRetry(given: unknown, env: Env): Options {
   // ky asks about its own errors only (a status it throws for), with the retry to come (1 for the first).
   if (shouldRetry) {
     options.shouldRetry = ({ error, outcome, attempt }) => {
-      const kyError = error ?? (outcome as { kyError?: unknown }).kyError;
+      const kyError = error ?? (outcome as { kyError?: Error }).kyError;
       const yes = (answer: unknown) => (typeof answer === 'boolean' ? answer : undefined);
       const answer = kyError === undefined ? undefined : shouldRetry({ error: kyError, retryCount: attempt });
       return answer instanceof Promise ? answer.then(yes) : yes(answer);

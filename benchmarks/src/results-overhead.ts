@@ -70,8 +70,8 @@ export function overheadSection(report: BenchReport): string {
         ` One family (axios, ky, fetch) at a time: ${fixed(inProc.warmup)} untimed requests per client (per ` +
         `process), then ${inProc.rounds} rounds in which every client of the family sends ` +
         `${fixed(inProc.requests)} requests (${inProc.concurrency} in flight), in a freshly shuffled order ` +
-        '(seeded), a full GC before each batch. The added µs and ratios are taken per round against the bare ' +
-        'client of the family in that round; medians over rounds, with the IQR.',
+        '(seeded), a minor GC (an empty young generation) before each batch. The added µs and ratios are taken ' +
+        'per round against the bare client of the family in that round; medians over rounds, with the IQR.',
       '',
       overheadTable(inProc),
       '',

@@ -135,7 +135,7 @@ export class RetryState {
     this.#budget = budget;
     // Read only for a deadline: a clock read per request is not free.
     this.#started = options.deadline === undefined ? 0 : options.now();
-    this.method = (request.method ?? 'GET').toUpperCase();
+    this.method = request.method?.toUpperCase() ?? 'GET';
     this.url = request.url;
     this.#replayable = request.replayable !== false;
     this.#idempotent = options.methods.has(this.method);

@@ -95,7 +95,7 @@ export class KyCall {
     // A Request given as the input brings its own body, a stream.
     const once = options.body == null ? request.body !== null : !replayableBody(options.body);
     // The call's own `retry` fields (none when a hook re-sends with its options: that `retry` is bound already).
-    const asked = requestFields(perCall, shared.retry, shared.given, policy.options, calls);
+    const asked = requestFields(perCall, shared.retry, shared.given, policy.options);
     let own = asked === undefined ? policy : policy.extend(asked);
     if (backoff !== undefined && backoff !== false)
       own = own.extend(withoutMergeArtefact(backoff) as BackoffOptions);
@@ -117,7 +117,7 @@ export class KyCall {
     this.state =
       backoff === false ? undefined : own.start({ method, url, headers, replayable: !once }, stamp);
     bindRetry(perCall, shared.retry, method, this);
-    calls.set(perCall, this).set(perCall.shouldRetry as object, this);
+    calls.set(perCall, this);
   }
   /** An attempt goes next (beforeRequest, beforeRetry): its request leads here; a pacer may hold it. */
   begin(request: Request): Promise<void> | undefined {

@@ -9,7 +9,7 @@ import {
   raceRequest,
   replayableBody,
 } from 'backoff-core/adapter';
-import { bindRetry, requestFields, withoutMergeArtefact } from './ky-retry.js';
+import { bindRetry, CALL, requestFields, withoutMergeArtefact } from './ky-retry.js';
 
 /** The instance's own `ky.retry` (ky checks its marker with `instanceof`: a bundled copy would not do). */
 export type RetryMarker = (options: { delay: number; code: string }) => unknown;
@@ -28,11 +28,15 @@ type Shared = {
 export type HookOptions = { readonly [key in 'body' | 'backoff' | 'retry' | 'throwHttpErrors']?: unknown };
 
 const LINK = 'x-ky-backoff-link';
-/** The one link from ky's per-call objects to their call: ky's per-call `retry` (in every hook's options), each request
- * our hooks saw, and a header on one ky 2 copies after its own timeout (kyBackoff's fetch takes it off). */
-export class Calls extends WeakMap<object, KyCall> {
+/** The one link from ky's per-call objects to their call: ky's per-call `retry` holds the call's `shouldRetry`, which
+ * carries it (`of`); each request our hooks saw is a key; a header links ky 2's copy after its own timeout. */
+export class Calls extends WeakMap<Request, KyCall> {
   readonly #linked = new Map<string, KyCall>();
   #count = 0;
+  of(retry: unknown): KyCall | undefined {
+    const call: KyCall | undefined = Object(Object(retry).shouldRetry)[CALL];
+    return call?.retry === retry ? call : undefined; // else a hook's options sent again: a new call
+  }
   link(call: KyCall, request: Request): void {
     request.headers.set(LINK, String(++this.#count));
     this.#linked.set(String(this.#count), call);
@@ -68,13 +72,13 @@ class RetriedResponseError extends Error {
 /** One ky call: the core's RetryState, asked by ky's hooks and `retry` functions. It never drives ky. */
 export class KyCall {
   readonly state: RetryState | undefined;
+  readonly retry: Record<string, unknown>; // ky's per-call copy of the instance's `retry`, bound to this call
   readonly limit: number; // ky's per-call `limit`: "keep asking me" (0 for a body sent once: ky 2 tees nothing)
   readonly #retries: number;
   readonly #throws: boolean; // ky throws an HTTPError for every failed status, and asks `shouldRetry` about it
   readonly #keepsCopies: boolean; // ky 2 reads a failed body into `HTTPError.data`: `shouldRetry` reads a copy
   readonly #unsent: boolean; // the caller's signal was aborted before the call: fetch sends nothing
   readonly #shared: Shared;
-  readonly #ky2: boolean;
   #request: Request; // the latest seen going out (its signal follows the caller's)
   #decided: Decision | undefined; // this attempt's decision
   #fetched: Response | undefined; // the response kyBackoff's fetch returned (the one the caller gets)
@@ -84,18 +88,17 @@ export class KyCall {
   #relink: 'next' | 'linked' | undefined; // ky 2 sends the next request it shows us as a copy: link them
 
   constructor(shared: Shared, request: Request, options: HookOptions, ky2: boolean) {
-    const { policy, marker, deadline, throws, calls } = shared;
+    const { policy, marker, deadline, throws } = shared;
     const { backoff } = options;
-    const perCall = options.retry as Record<string, unknown>; // ky's per-call copy of the instance's `retry`
+    this.retry = options.retry as Record<string, unknown>;
     this.#shared = shared;
-    this.#ky2 = ky2;
     this.#request = request;
     this.#unsent = request.signal.aborted;
     this.#throws = (options.throwHttpErrors ?? throws) === true;
     // A Request given as the input brings its own body, a stream.
     const once = options.body == null ? request.body !== null : !replayableBody(options.body);
     // The call's own `retry` fields (none when a hook re-sends with its options: that `retry` is bound already).
-    const asked = requestFields(perCall, shared.retry, shared.given, policy.options);
+    const asked = requestFields(this.retry, shared.retry, shared.given, policy.options);
     let own = asked === undefined ? policy : policy.extend(asked);
     if (backoff !== undefined && backoff !== false)
       own = own.extend(withoutMergeArtefact(backoff) as BackoffOptions);
@@ -116,8 +119,7 @@ export class KyCall {
     };
     this.state =
       backoff === false ? undefined : own.start({ method, url, headers, replayable: !once }, stamp);
-    bindRetry(perCall, shared.retry, method, this);
-    calls.set(perCall, this);
+    bindRetry(this.retry, shared.retry, method, this);
   }
   /** An attempt goes next (beforeRequest, beforeRetry): its request leads here; a pacer may hold it. */
   begin(request: Request): Promise<void> | undefined {
@@ -182,8 +184,7 @@ export class KyCall {
     const next = (made: Decision) => (made.retry ? this.#pause(made, request.signal) : this.#stop(error));
     return decision instanceof Promise ? decision.then(next) : next(decision);
   }
-  // beforeRetry: the next attempt begins. A retry a hook forced with `ky.retry()` counts first: past `retries`,
-  // ky's ForceRetryError ends the call.
+  // beforeRetry: a retry a hook forced with `ky.retry()` counts (past `retries`, it ends the call); the next begins.
   retrying(request: Request, error: unknown): Promise<void> | undefined {
     const { state } = this;
     const next = () => this.begin(request);
@@ -242,7 +243,7 @@ export class KyCall {
     if (!signal.aborted) return state.wait(decision, signal).then(() => true as const, this.#ended);
     // After ky's own timeout only ky's wait still hears the caller: ky waits (`delay`), and the core is told.
     this.#kyDelay = decision.delay;
-    if (this.#ky2) this.#relink = 'next'; // ky 2 then sends a copy of the next request it shows us
+    this.#relink = 'next'; // ky 2 then sends a copy of the next request it shows us (ky 1 shows it that copy)
     return state.announce(decision).then(() => true as const, this.#ended);
   }
   /** An abort, or a throwing `shouldRetry` or `onRetry`, ended the call: ky is told so if it asks again. */

@@ -1,8 +1,7 @@
 /*
  * kyBackoff rides ky's own retry loop: ky asks, backoff-core decides. One call through ky's steps:
- *   ky(input)      ky merges the options; its per-call copy of `retry` links the call (call.ts) and holds the
- *                  `retry` fields set for it, which are the call's options (ky-retry.ts).
- *   beforeRequest  the call starts (KyCall: Idempotency-Key, pacer hold) and binds that `retry` to itself.
+ *   beforeRequest  the call starts (KyCall: Idempotency-Key, pacer hold) and binds ky's per-call copy of `retry`
+ *                  to itself (call.ts), once the `retry` fields set for the call are read (ky-retry.ts).
  *   fetch          kyBackoff's fetch sends (hedged when the call may be) and decides an OK response.
  *   shouldRetry    ky's HTTPError, network error or timeout is decided; a retry waits here, then ky hears `true`.
  *   beforeRetry    the next attempt starts; ... until the core stops: beforeError puts the result on ky's error.
@@ -79,20 +78,20 @@ export function kyBackoff<Instance extends KyInstanceLike>(
     const beforeRequest = (...args: unknown[]) => {
       const { request, options = {} } = view(args);
       if (!isObject(options.retry)) return;
-      const call = calls.get(options.retry) ?? new KyCall(shared, request, options, args.length === 1);
+      const call = calls.of(options.retry) ?? new KyCall(shared, request, options, args.length === 1);
       return call.begin(request);
     };
     // Before every retry (one a hook forced with `ky.retry()` counts): the only hook to see ky 2's next request.
     const beforeRetry = ({ options, request, error }: View) =>
-      calls.get(options?.retry as object)?.retrying(request, error);
+      calls.of(options?.retry)?.retrying(request, error);
     const afterResponse = (...args: unknown[]) => {
       const { options, response } = view(args);
-      return calls.get(options?.retry as object)?.answer(response, true);
+      return calls.of(options?.retry)?.answer(response, true);
     };
     // ky 2: once, for the final error; ky 1: for each HTTPError.
     const beforeError = (...args: unknown[]) => {
       const { error, options } = view(args, 'error');
-      const pending = calls.get(options?.retry as object)?.beforeError(error);
+      const pending = calls.of(options?.retry)?.beforeError(error);
       return pending === undefined ? error : pending.then(() => error);
     };
     const hooks = { beforeRequest, beforeRetry, beforeError, ...(afterHooks && { afterResponse }) };

@@ -9,8 +9,8 @@ const KY_METHODS = ['get', 'post', 'put', 'patch', 'head', 'delete', 'options', 
 const LISTS = ['methods', 'statusCodes', 'afterStatusCodes'];
 const FUNCTIONS = ['delay', 'jitter', 'shouldRetry'];
 const KNOWN = ['limit', ...LISTS, 'backoffLimit', 'maxRetryAfter', 'retryOnTimeout', ...FUNCTIONS];
-// Marks a `shouldRetry` bound to a call: the options a hook sends again hold the `retry` of the call they came from.
-const BOUND = Symbol('bound to a call');
+/** What a `shouldRetry` bound to a call carries: that call. */
+export const CALL: unique symbol = Symbol('ky-backoff call') as never;
 const MAX = 2_147_483_647; // the longest timer: what ky's `Infinity` can mean here
 // The instance's `retry`: our `shouldRetry` always answers, so ky reads none of the other fields (`null`, `[]`): a
 // value there that is not ours was set for the call.
@@ -72,7 +72,7 @@ export function withoutMergeArtefact(override: unknown): unknown {
 // The fields of a call's copy of `retry` that the request, `.extend()` or an `init` hook set. ky concatenated its
 // lists after the instance's (`given`) and ours: a list means what it would to ky (the instance's, then these).
 export function requestFields(perCall: Fields, ours: Fields, given: unknown, env: Env) {
-  if (Object(perCall.shouldRetry)[BOUND]) return undefined;
+  if (Object(perCall.shouldRetry)[CALL]) return undefined;
   // After a per-request number, the copy holds ky's defaults and that limit.
   if (perCall.shouldRetry === undefined) return fromKyRetry({ limit: perCall.limit }, env);
   const fields: Fields = {};
@@ -99,7 +99,7 @@ export function bindRetry(perCall: Fields, ours: Fields, method: string, call: A
   // A new array: ky 1 shares the per-call one with the instance.
   if (!methods.includes(method.toLowerCase())) perCall.methods = [...methods, method.toLowerCase()];
   const shouldRetry = ({ error }: { error: unknown }) => call.shouldRetry(error);
-  perCall.shouldRetry = Object.assign(shouldRetry, { [BOUND]: true });
+  perCall.shouldRetry = Object.assign(shouldRetry, { [CALL]: call });
   perCall.delay = () => call.takeDelay();
   perCall.limit = call.limit;
 }

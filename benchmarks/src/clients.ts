@@ -8,7 +8,7 @@ import axios, {
 import { axiosBackoff } from 'axios-backoff';
 import axiosRetry from 'axios-retry';
 import { type BackoffOptions, withBackoff } from 'backoff-core';
-import ky, { isHTTPError, type KyInstance, type Options as KyOptions } from 'ky';
+import ky, { isHTTPError, type KyInstance, type Options as KyOptions, type RetryOptions } from 'ky';
 import { kyBackoff } from 'ky-backoff';
 import * as rax from 'retry-axios';
 import type { FetchFn } from './mock-transport.js';
@@ -317,16 +317,19 @@ export const kyDesignFloor: Variant = {
     kyClient(
       ky.create({
         fetch: passThroughFetch(transport),
+        // As kyBackoff gives it to ky (ky-retry.ts): every field of ky's set, so that one a request sets shows.
         retry: {
-          limit: 4,
-          methods: [],
+          limit: 3,
+          methods: ['get', 'post', 'put', 'patch', 'head', 'delete', 'options', 'trace', 'query'],
           statusCodes: [],
           afterStatusCodes: [],
-          maxRetryAfter: 0,
+          maxRetryAfter: null,
+          backoffLimit: null,
+          jitter: null,
+          retryOnTimeout: null,
           delay: () => 0,
-          retryOnTimeout: true,
           shouldRetry: () => false,
-        },
+        } as unknown as RetryOptions,
         hooks: noopHooks(),
       }),
     ),

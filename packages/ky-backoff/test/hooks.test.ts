@@ -254,7 +254,7 @@ describe.each(CLIENTS.map((client) => [client.name, client] as const))(
         expect(response.status).toBe(200);
         expect(route.hits).toHaveLength(2);
         expect(seen).toEqual([503, 200]);
-        expect(virtual.clock.waits).toHaveLength(1); // the core waited, not ky
+        expect(virtual.clock.waits).toEqual([500]); // the core waited (half the first cap), not ky
         expect(getBackoffResult(response)).toMatchObject({ attempts: 2, reason: 'success' });
       },
     );

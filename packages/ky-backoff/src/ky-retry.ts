@@ -9,8 +9,9 @@ const KY_METHODS = ['get', 'post', 'put', 'patch', 'head', 'delete', 'options', 
 const LISTS = ['methods', 'statusCodes', 'afterStatusCodes'];
 const FUNCTIONS = ['delay', 'jitter', 'shouldRetry'];
 const KNOWN = ['limit', ...LISTS, 'backoffLimit', 'maxRetryAfter', 'retryOnTimeout', ...FUNCTIONS];
-/** What a `shouldRetry` bound to a call carries: that call. */
-export const CALL: unique symbol = Symbol('ky-backoff call') as never;
+const CALL = Symbol('ky-backoff call');
+/** The call a per-call `retry` is bound to: the `shouldRetry` bindRetry gave it carries that call. */
+export const boundCall = (retry: unknown): unknown => Object(Object(retry).shouldRetry)[CALL];
 const MAX = 2_147_483_647; // the longest timer: what ky's `Infinity` can mean here
 // The instance's `retry`: our `shouldRetry` always answers, so ky reads none of the other fields (`null`, `[]`): a
 // value there that is not ours was set for the call.
@@ -72,7 +73,7 @@ export function withoutMergeArtefact(override: unknown): unknown {
 // The fields of a call's copy of `retry` that the request, `.extend()` or an `init` hook set. ky concatenated its
 // lists after the instance's (`given`) and ours: a list means what it would to ky (the instance's, then these).
 export function requestFields(perCall: Fields, ours: Fields, given: unknown, env: Env) {
-  if (Object(perCall.shouldRetry)[CALL]) return undefined;
+  if (boundCall(perCall) !== undefined) return undefined;
   // After a per-request number, the copy holds ky's defaults and that limit.
   if (perCall.shouldRetry === undefined) return fromKyRetry({ limit: perCall.limit }, env);
   const fields: Fields = {};
@@ -91,12 +92,11 @@ export function requestFields(perCall: Fields, ours: Fields, given: unknown, env
   return Object.keys(fields).length > 0 ? fromKyRetry(fields, env) : undefined;
 }
 // Binds ky's per-call copy of `retry` to a call, once its fields are read: ours again, ky's `jitter` and
-// `backoffLimit` off, and a method of the call's own added (the core's idempotency gate decides).
+// `backoffLimit` off, a method of the call's own added in a new list (ky 1 shares the per-call one with the instance).
 type Asked = { shouldRetry(error: unknown): unknown; takeDelay(): number; readonly limit: number };
 export function bindRetry(perCall: Fields, ours: Fields, method: string, call: Asked): void {
   Object.assign(perCall, ours, { jitter: undefined, backoffLimit: Number.POSITIVE_INFINITY });
   const methods = ours.methods as string[];
-  // A new array: ky 1 shares the per-call one with the instance.
   if (!methods.includes(method.toLowerCase())) perCall.methods = [...methods, method.toLowerCase()];
   const shouldRetry = ({ error }: { error: unknown }) => call.shouldRetry(error);
   perCall.shouldRetry = Object.assign(shouldRetry, { [CALL]: call });

@@ -9,7 +9,7 @@ import {
   raceRequest,
   replayableBody,
 } from 'backoff-core/adapter';
-import { bindRetry, boundCall, requestFields, withoutMergeArtefact } from './ky-retry.js';
+import { bindRetry, carried, carry, requestFields, withoutMergeArtefact } from './ky-retry.js';
 
 /** The instance's own `ky.retry` (ky checks its marker with `instanceof`: a bundled copy would not do). */
 export type RetryMarker = (options: { delay: number; code: string }) => unknown;
@@ -29,12 +29,12 @@ export type HookOptions = { readonly [key in 'body' | 'backoff' | 'retry' | 'thr
 
 const LINK = 'x-ky-backoff-link';
 /** The one link from ky's per-call objects to their call: ky's per-call `retry` holds the call's `shouldRetry`, which
- * carries it (`of`); each request our hooks saw is a key; a header links ky 2's copy after its own timeout. */
-export class Calls extends WeakMap<Request, KyCall> {
+ * carries it (`of`); so does each request our hooks saw; a header links ky 2's copy after its own timeout (`take`). */
+export class Calls {
   readonly #linked = new Map<string, KyCall>();
   #count = 0;
   of(retry: unknown): KyCall | undefined {
-    const call = boundCall(retry) as KyCall | undefined;
+    const call = carried<KyCall>(Object(retry).shouldRetry);
     return call?.retry === retry ? call : undefined; // else a hook's options sent again: a new call
   }
   link(call: KyCall, request: Request): void {
@@ -96,8 +96,7 @@ export class KyCall {
     this.#unsent = request.signal.aborted;
     this.#throws = (options.throwHttpErrors ?? throws) === true;
     // A Request given as the input brings its own body, a stream.
-    const once = options.body == null ? request.body !== null : !replayableBody(options.body);
-    // The call's own `retry` fields (none when a hook re-sends with its options: that `retry` is bound already).
+    const replayable = options.body == null ? request.body === null : replayableBody(options.body);
     const asked = requestFields(this.retry, shared.retry, shared.given, policy.options);
     let own = asked === undefined ? policy : policy.extend(asked);
     if (backoff !== undefined && backoff !== false)
@@ -109,7 +108,7 @@ export class KyCall {
     this.#retries = own.options.retries;
     this.#keepsCopies = ky2 && own.options.shouldRetry !== undefined;
     // ky 2 tees a body only when its limit is above 0; with `backoff: false` it bounds the retries hooks force.
-    const limit = once && ky2 ? 0 : Number.MAX_SAFE_INTEGER;
+    const limit = !replayable && ky2 ? 0 : Number.MAX_SAFE_INTEGER;
     this.limit = backoff === false ? Math.min(limit, this.#retries) : limit;
     const { method, url, headers } = request;
     // ky clones this request for each retry: a generated key goes along.
@@ -117,19 +116,16 @@ export class KyCall {
       headers.set(name, key);
       return headers;
     };
-    this.state =
-      backoff === false ? undefined : own.start({ method, url, headers, replayable: !once }, stamp);
+    this.state = backoff === false ? undefined : own.start({ method, url, headers, replayable }, stamp);
     bindRetry(this.retry, shared.retry, method, this);
   }
   /** An attempt goes next (beforeRequest, beforeRetry): its request leads here; a pacer may hold it. */
   begin(request: Request): Promise<void> | undefined {
-    const { calls } = this.#shared;
     this.#decided = this.#fetched = this.#copy = undefined;
-    this.#request = request;
-    calls.set(request, this);
-    if (this.#relink === 'linked') calls.take(request); // ky cloned it from a linked one
+    this.#request = carry(request, this);
+    if (this.#relink === 'linked') this.#shared.calls.take(request); // ky cloned it from a linked one
     this.state?.sent(request.headers);
-    if (this.#relink === 'next') calls.link(this, request);
+    if (this.#relink === 'next') this.#shared.calls.link(this, request);
     this.#relink = this.#relink && 'linked';
     return this.state?.ready(request.signal)?.catch(this.#ended);
   }

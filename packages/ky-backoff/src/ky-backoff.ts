@@ -8,7 +8,7 @@
  */
 import { createBackoff } from 'backoff-core';
 import { Calls, type HookOptions, KyCall, type RetryMarker } from './call.js';
-import { fromKyRetry, kyRetryOptions } from './ky-retry.js';
+import { carried, fromKyRetry, kyRetryOptions } from './ky-retry.js';
 import type { KyBackoffOptions, KyInstanceLike } from './types.js';
 
 // Registered, so that a second copy of this package still recognises an instance that already has the hooks.
@@ -71,7 +71,7 @@ export function kyBackoff<Instance extends KyInstanceLike>(
       const { backoff: _, ...rest } = init ?? {};
       const send = (request: Request) =>
         ((parent.fetch as FetchFunction) ?? globalThis.fetch)(request, init && rest);
-      const call = input instanceof Request ? (calls.get(input) ?? calls.take(input)) : undefined;
+      const call = input instanceof Request ? (carried<KyCall>(input) ?? calls.take(input)) : undefined;
       return call === undefined ? send(input as Request) : call.fetch(input as Request, send);
     };
     // ky 2: once per call; ky 1: before every attempt.

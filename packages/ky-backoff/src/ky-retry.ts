@@ -10,8 +10,10 @@ const LISTS = ['methods', 'statusCodes', 'afterStatusCodes'];
 const FUNCTIONS = ['delay', 'jitter', 'shouldRetry'];
 const KNOWN = ['limit', ...LISTS, 'backoffLimit', 'maxRetryAfter', 'retryOnTimeout', ...FUNCTIONS];
 const CALL = Symbol('ky-backoff call');
-/** The call a per-call `retry` is bound to: the `shouldRetry` bindRetry gave it carries that call. */
-export const boundCall = (retry: unknown): unknown => Object(Object(retry).shouldRetry)[CALL];
+/** The call one of ky's objects carries: a request our hooks saw, or the `shouldRetry` bindRetry made. */
+export const carried = <Call>(value: unknown): Call | undefined =>
+  (value as { [CALL]?: Call } | undefined)?.[CALL];
+export const carry = <T extends object>(value: T, call: unknown): T => Object.assign(value, { [CALL]: call });
 const MAX = 2_147_483_647; // the longest timer: what ky's `Infinity` can mean here
 // The instance's `retry`: our `shouldRetry` always answers, so ky reads none of the other fields (`null`, `[]`): a
 // value there that is not ours was set for the call.
@@ -70,36 +72,38 @@ export function withoutMergeArtefact(override: unknown): unknown {
   const { context, ...rest } = Object(override) as Fields;
   return isEmpty(context) ? rest : override;
 }
-// The fields of a call's copy of `retry` that the request, `.extend()` or an `init` hook set. ky concatenated its
-// lists after the instance's (`given`) and ours: a list means what it would to ky (the instance's, then these).
+// The fields of a call's copy of `retry` that the request, `.extend()` or an `init` hook set (`undefined`: none).
 export function requestFields(perCall: Fields, ours: Fields, given: unknown, env: Env) {
-  if (boundCall(perCall) !== undefined) return undefined;
+  if (carried(perCall.shouldRetry) !== undefined) return undefined; // a hook sent a bound `retry` again
   // After a per-request number, the copy holds ky's defaults and that limit.
   if (perCall.shouldRetry === undefined) return fromKyRetry({ limit: perCall.limit }, env);
-  const fields: Fields = {};
-  for (const [key, value] of Object.entries(perCall)) {
-    if (value === ours[key] || value === undefined) continue;
-    if (!LISTS.includes(key) || !Array.isArray(value)) fields[key] = value;
-    else {
-      const mine = (Object(given)[key] ?? []) as unknown[];
-      const before = [...mine, ...(ours[key] as unknown[])];
-      // A list an `init` hook replaced is the whole list.
-      const kept = before.every((item, i) => String(item).toLowerCase() === String(value[i]).toLowerCase());
-      if (!kept || value.length > before.length)
-        fields[key] = kept ? [...mine, ...value.slice(before.length)] : value;
-    }
+  let fields: Fields | undefined;
+  for (const key in perCall) {
+    const value = perCall[key];
+    const set = Array.isArray(value) && LISTS.includes(key) ? added(value, given, ours, key) : value;
+    if (set !== ours[key] && set !== undefined) fields = { ...fields, [key]: set };
   }
-  return Object.keys(fields).length > 0 ? fromKyRetry(fields, env) : undefined;
+  return fields && fromKyRetry(fields, env);
 }
-// Binds ky's per-call copy of `retry` to a call, once its fields are read: ours again, ky's `jitter` and
-// `backoffLimit` off, a method of the call's own added in a new list (ky 1 shares the per-call one with the instance).
+// ky concatenated its lists after the instance's (`given`) and ours: what the call added, as a list that means what
+// it would to ky (the instance's, then these), or the whole list an `init` hook replaced.
+function added(list: unknown[], given: unknown, ours: Fields, key: string): unknown[] | undefined {
+  const mine: unknown[] = Object(given)[key] ?? [];
+  const theirs = ours[key] as unknown[];
+  const before = mine.length + theirs.length;
+  for (let i = 0; i < before; i++) {
+    const item = i < mine.length ? mine[i] : theirs[i - mine.length];
+    if (item !== list[i] && String(item).toLowerCase() !== String(list[i]).toLowerCase()) return list;
+  }
+  return list.length > before ? [...mine, ...list.slice(before)] : undefined;
+}
+// Binds ky's per-call `retry` to a call once its fields are read. Our `shouldRetry` always answers, so ky reads only
+// these: every method (ky 1 shares the list with the instance), our `delay` (no `jitter`, no cap) and the `limit`.
 type Asked = { shouldRetry(error: unknown): unknown; takeDelay(): number; readonly limit: number };
 export function bindRetry(perCall: Fields, ours: Fields, method: string, call: Asked): void {
-  Object.assign(perCall, ours, { jitter: undefined, backoffLimit: Number.POSITIVE_INFINITY });
   const methods = ours.methods as string[];
-  if (!methods.includes(method.toLowerCase())) perCall.methods = [...methods, method.toLowerCase()];
-  const shouldRetry = ({ error }: { error: unknown }) => call.shouldRetry(error);
-  perCall.shouldRetry = Object.assign(shouldRetry, { [CALL]: call });
+  perCall.methods = methods.includes(method.toLowerCase()) ? methods : [...methods, method.toLowerCase()];
+  perCall.shouldRetry = carry(({ error }: { error: unknown }) => call.shouldRetry(error), call);
   perCall.delay = () => call.takeDelay();
-  perCall.limit = call.limit;
+  Object.assign(perCall, { jitter: undefined, backoffLimit: Infinity, limit: call.limit });
 }

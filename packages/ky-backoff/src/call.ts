@@ -9,7 +9,7 @@ import {
   raceRequest,
   replayableBody,
 } from 'backoff-core/adapter';
-import { bindRetry, carried, carry, requestFields, withoutMergeArtefact } from './ky-retry.js';
+import { bindRetry, boundCall, carry, requestFields, withoutMergeArtefact } from './ky-retry.js';
 
 /** The instance's own `ky.retry` (ky checks its marker with `instanceof`: a bundled copy would not do). */
 export type RetryMarker = (options: { delay: number; code: string }) => unknown;
@@ -34,7 +34,7 @@ export class Calls {
   readonly #linked = new Map<string, KyCall>();
   #count = 0;
   of(retry: unknown): KyCall | undefined {
-    const call = carried<KyCall>(Object(retry).shouldRetry);
+    const call = boundCall<KyCall>(retry);
     return call?.retry === retry ? call : undefined; // else a hook's options sent again: a new call
   }
   link(call: KyCall, request: Request): void {

@@ -10,9 +10,9 @@ const LISTS = ['methods', 'statusCodes', 'afterStatusCodes'];
 const FUNCTIONS = ['delay', 'jitter', 'shouldRetry'];
 const KNOWN = ['limit', ...LISTS, 'backoffLimit', 'maxRetryAfter', 'retryOnTimeout', ...FUNCTIONS];
 const CALL = Symbol('ky-backoff call');
-/** The call one of ky's objects carries: a request our hooks saw, or the `shouldRetry` bindRetry made. */
-export const carried = <Call>(value: unknown): Call | undefined =>
-  (value as { [CALL]?: Call } | undefined)?.[CALL];
+/** The call a request our hooks saw carries, and (`boundCall`) the call a per-call `retry` is bound to. */
+export const carried = <Call>(value: unknown): Call | undefined => Object(value)[CALL];
+export const boundCall = <Call>(retry: unknown) => carried<Call>(Object(retry).shouldRetry);
 export const carry = <T extends object>(value: T, call: unknown): T => Object.assign(value, { [CALL]: call });
 const MAX = 2_147_483_647; // the longest timer: what ky's `Infinity` can mean here
 // The instance's `retry`: our `shouldRetry` always answers, so ky reads none of the other fields (`null`, `[]`): a
@@ -74,7 +74,7 @@ export function withoutMergeArtefact(override: unknown): unknown {
 }
 // The fields of a call's copy of `retry` that the request, `.extend()` or an `init` hook set (`undefined`: none).
 export function requestFields(perCall: Fields, ours: Fields, given: unknown, env: Env) {
-  if (carried(perCall.shouldRetry) !== undefined) return undefined; // a hook sent a bound `retry` again
+  if (boundCall(perCall) !== undefined) return undefined; // a hook sent a bound `retry` again
   // After a per-request number, the copy holds ky's defaults and that limit.
   if (perCall.shouldRetry === undefined) return fromKyRetry({ limit: perCall.limit }, env);
   let fields: Fields | undefined;

@@ -32,7 +32,7 @@ export interface RequestDescription {
   readonly replayable?: boolean | undefined;
 }
 
-/** Retry: wait `delay` ms, then send attempt `retry + 1`. */
+/** Retry: wait `delay` ms, then send attempt `retryNumber + 1`. */
 export interface RetryDecision {
   readonly retry: true;
   /** Which retry this is, 1-based. */
@@ -49,6 +49,7 @@ export interface StopDecision {
   readonly serverDelay: number | undefined;
 }
 
+/** What the call object makes of an attempt's outcome: retry after a wait, or stop. */
 export type Decision = RetryDecision | StopDecision;
 
 type Verdict = { retryable: true; reason: RetryReason } | { retryable: false; reason: StopReason };
@@ -82,14 +83,6 @@ export function serverSaid(
   return outcome.status >= 400 && options.shouldRetryHeaders ? serverShouldRetry(outcome.headers) : undefined;
 }
 
-/**
- * The call object of one logical request, what every adapter drives (`policy.start(request, stamp)` makes it):
- * tell it each attempt's outcome with `decide(outcome, signal)` (at once unless `shouldRetry` returns a Promise),
- * and before re-sending either let it wait (`wait(decision, signal)`) or, when the client waits itself, tell it
- * (`announce`). `sendAttempts` runs that loop for a client whose adapter sends every attempt. It holds the attempt
- * count, the total wait and the generated Idempotency-Key; `result()` is what the caller's response or error
- * carries.
- */
 /** A call's hedging and pacing: `held` ms held by the pacer, the attempt count when `ready` last asked for a hold. */
 interface Paced {
   held: number;
@@ -100,6 +93,14 @@ interface Paced {
   origin: string | undefined;
 }
 
+/**
+ * The call object of one logical request, what every adapter drives (`policy.start(request, stamp)` makes it):
+ * tell it each attempt's outcome with `decide(outcome, signal)` (at once unless `shouldRetry` returns a Promise),
+ * and before re-sending either let it wait (`wait(decision, signal)`) or, when the client waits itself, tell it
+ * (`announce`). `sendAttempts` runs that loop for a client whose adapter sends every attempt. It holds the attempt
+ * count, the total wait and the generated Idempotency-Key; `result()` is what the caller's response or error
+ * carries.
+ */
 export class RetryState {
   readonly #options: ResolvedOptions;
   readonly #budget: RetryGate | undefined;

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import * as main from 'backoff-core';
 import * as adapter from 'backoff-core/adapter';
 import { describe, expect, it } from 'vitest';
@@ -13,6 +13,22 @@ function exportedNames(entry: string): string[] {
       .map((name) => name.replace(/^\s*type\s+/, '').trim())
       .filter(Boolean),
   );
+}
+
+const SOURCES = new URL('../src/', import.meta.url);
+
+/** The names whose declaration in src/ has no doc comment right above it (what an editor's hover shows). */
+function undocumented(names: readonly string[]): string[] {
+  const files = readdirSync(SOURCES).map((file) => readFileSync(new URL(file, SOURCES), 'utf8'));
+  return names.filter((name) => {
+    const declaration = new RegExp(
+      `^export (?:abstract )?(?:class|function|interface|type|const) ${name}\\b`,
+      'm',
+    );
+    const file = files.find((source) => declaration.test(source));
+    const before = file?.slice(0, file.search(declaration)).trimEnd();
+    return before === undefined || !before.endsWith('*/');
+  });
 }
 
 describe('the public surface', () => {
@@ -84,5 +100,9 @@ describe('the public surface', () => {
       'sendAttempts',
       'sleep',
     ]);
+  });
+
+  it('every name either entry exports is documented where it is declared, so hovers and the published types show it', () => {
+    expect(undocumented([...exportedNames('index.ts'), ...exportedNames('adapter.ts')])).toEqual([]);
   });
 });

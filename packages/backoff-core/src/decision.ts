@@ -123,7 +123,9 @@ export class RetryState {
   /** What the pacer and hedging keep of the call: made when first used, so a call without them holds none of it. */
   #paced: Paced | undefined;
 
+  /** The request's method, upper-case (`'GET'` when it had none). */
   readonly method: string;
+  /** The request's URL, if the adapter gave one: events, the pacer, hedging and the never-sent proof read it. */
   readonly url: string | undefined;
   /**
    * The key generated for this request by `idempotencyKey`, when one was needed. The adapter sends it as
@@ -131,6 +133,7 @@ export class RetryState {
    */
   readonly idempotencyKey: string | undefined;
 
+  /** Adapters get one from `policy.start(request, stamp)`, which also stamps a generated key on the request. */
   constructor(options: ResolvedOptions, budget: RetryGate | undefined, request: RequestDescription = {}) {
     this.#options = options;
     this.#budget = budget;

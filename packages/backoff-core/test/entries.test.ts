@@ -3,9 +3,11 @@ import * as main from 'backoff-core';
 import * as adapter from 'backoff-core/adapter';
 import { describe, expect, it } from 'vitest';
 
+const SOURCES = new URL('../src/', import.meta.url);
+
 /** Every name an entry's source exports, types included: `export { a, type B } from '...'`. */
 function exportedNames(entry: string): string[] {
-  const source = readFileSync(new URL(`../src/${entry}`, import.meta.url), 'utf8');
+  const source = readFileSync(new URL(entry, SOURCES), 'utf8');
   const clauses = [...source.matchAll(/export (?:type )?\{([^}]*)\}/g)].map((match) => match[1] ?? '');
   return clauses.flatMap((clause) =>
     clause
@@ -14,8 +16,6 @@ function exportedNames(entry: string): string[] {
       .filter(Boolean),
   );
 }
-
-const SOURCES = new URL('../src/', import.meta.url);
 
 /** The names whose declaration in src/ has no doc comment right above it (what an editor's hover shows). */
 function undocumented(names: readonly string[]): string[] {

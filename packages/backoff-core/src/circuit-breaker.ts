@@ -1,11 +1,21 @@
-import { type Check, checked, fail, fn, MAX_TIMER_DELAY, range } from './check.js';
-import { attachResult } from './result.js';
-import { show } from './show.js';
-import { watched } from './watch.js';
-import type { CallWatcher, CircuitBreakerLike, WatcherOptions } from './watcher.js';
+import { type Check, checked, fail, fn, MAX_TIMER_DELAY, range, withMethods } from './check.js';
+import {
+  type Admission,
+  BUCKETS,
+  type Circuit,
+  type CircuitRules,
+  type CircuitState,
+  type CircuitTransition,
+  newCircuit,
+  stateAt,
+} from './circuit-rules.js';
+import { type CircuitStore, MemoryCircuitStore } from './circuit-store.js';
+import { failing } from './decide/verdict.js';
+import type { CircuitBreakerLike } from './options.js';
+import { type Feature, type FeatureOptions, Stopped } from './run/roles.js';
+import { describeValue, show } from './show.js';
 
-/** The state of one origin's circuit. */
-export type CircuitState = 'closed' | 'open' | 'half-open';
+export type { CircuitState } from './circuit-rules.js';
 
 /** Passed to `onStateChange` on every transition of one origin's circuit. */
 export interface CircuitStateChange {
@@ -61,6 +71,12 @@ export interface CircuitBreakerOptions {
   onStateChange?: ((change: CircuitStateChange) => void) | undefined;
   /** A snapshot from `toJSON()` to start from (a serverless function's cold start). @default undefined */
   initialState?: CircuitBreakerSnapshot | undefined;
+  /**
+   * Where each origin's circuit is kept: one process's memory by default; a shared store gives several
+   * processes or tabs one view of each backend. See `CircuitBreaker.Store` for what a store must do.
+   * @default a `CircuitBreaker.MemoryStore` (1,000 origins at most)
+   */
+  store?: CircuitStore | undefined;
 }
 
 /** One origin's circuit, as saved by `toJSON()`. Times are the breaker's clock (ms since the epoch by default). */
@@ -100,40 +116,6 @@ export class CircuitOpenError extends Error {
   }
 }
 
-// The ratio rule counts in this many buckets over the window: a sliding window with no per-call allocation
-// (Polly samples the same way).
-const BUCKETS = 10;
-
-/** What the breaker keeps of one call in flight. */
-interface Call {
-  readonly origin: string;
-  /** Admitted while the circuit was not closed: a half-open probe. */
-  readonly probe: boolean;
-  /** The last attempt: failed (5xx, network, timeout), succeeded (`false`), or neither (`undefined`). */
-  failed: boolean | undefined;
-  serverDelay: number | undefined;
-  /** Reported to the circuit already (a failed probe reports at once). */
-  reported: boolean;
-}
-
-interface Circuit {
-  state: CircuitState;
-  openUntil: number;
-  opens: number;
-  consecutive: number;
-  probes: number;
-  successes: number;
-  /** Per bucket: its start time, calls, failures. */
-  readonly starts: number[];
-  readonly calls: number[];
-  readonly failures: number[];
-  /**
-   * Restored from a snapshot and not read since: its `openUntil` is clamped at the first read, by the policy's
-   * clock (the breaker has none of its own).
-   */
-  restored: boolean;
-}
-
 const count = (max: number, min = 1) => range(max, min, 'an integer');
 const duration = count(MAX_TIMER_DELAY, 0);
 /** `false` (the rule is off), or what `check` accepts. */
@@ -141,6 +123,8 @@ const orOff =
   (check: Check): Check =>
   (value, name) =>
     value === false ? false : check(value, name);
+
+const STORE_METHODS = ['admit', 'record', 'read', 'entries', 'replace'];
 
 const CHECKS: Readonly<Record<keyof CircuitBreakerOptions, Check | null>> = {
   failureRatio: orOff((value, name) =>
@@ -157,7 +141,16 @@ const CHECKS: Readonly<Record<keyof CircuitBreakerOptions, Check | null>> = {
   halfOpenProbes: count(1000),
   onStateChange: fn,
   initialState: null,
+  store: withMethods(STORE_METHODS, false, `a circuit store (with ${STORE_METHODS.join(', ')})`),
 };
+
+/** `now` as a time a breaker can use: a finite number of ms; anything else throws, naming `name`. */
+function time(now: unknown, name: string): number {
+  if (typeof now === 'number' && Number.isFinite(now)) return now;
+  throw new TypeError(
+    `Expected \`${name}\` to be a time in ms (a finite number), got ${describeValue(now)}: pass the clock of the breaker's policies (Date.now() by default), or leave it out.`,
+  );
+}
 
 /**
  * A circuit breaker per origin (scheme, host, port): the per-service ("macro") recovery that complements the
@@ -171,16 +164,11 @@ const CHECKS: Readonly<Record<keyof CircuitBreakerOptions, Check | null>> = {
  * comes from the policy's `now`, so it runs on an injected clock in tests.
  */
 export class CircuitBreaker implements CircuitBreakerLike {
-  readonly compose = watched;
-  readonly #ratio: number | false;
-  readonly #minimum: number;
-  readonly #window: number;
-  readonly #consecutive: number | false;
-  readonly #break: number;
-  readonly #maxBreak: number;
-  readonly #probes: number;
+  /** The default store: every origin's circuit in this process's memory (at most `maxOrigins`, 1,000 by default). */
+  static readonly MemoryStore = MemoryCircuitStore;
+  readonly #rules: CircuitRules;
   readonly #onStateChange: ((change: CircuitStateChange) => void) | undefined;
-  readonly #circuits = new Map<string, Circuit>();
+  readonly #store: CircuitStore;
   readonly #listeners = new Set<(change: CircuitStateChange) => void>();
 
   constructor(options: CircuitBreakerOptions = {}) {
@@ -200,93 +188,35 @@ export class CircuitBreaker implements CircuitBreakerLike {
         'circuitBreaker.',
       ),
     } as { [K in keyof CircuitBreakerOptions]-?: Exclude<CircuitBreakerOptions[K], undefined> };
-    const { onStateChange } = valid;
-    this.#ratio = valid.failureRatio;
-    this.#minimum = valid.minimumCalls;
-    this.#window = valid.window;
-    this.#consecutive = valid.consecutiveFailures;
-    if (this.#ratio === false && this.#consecutive === false) {
+    const { onStateChange, failureRatio, consecutiveFailures, breakDuration } = valid;
+    if (failureRatio === false && consecutiveFailures === false) {
       throw new RangeError(
         'Expected `circuitBreaker.failureRatio` or `circuitBreaker.consecutiveFailures` to be on: the breaker could never trip.',
       );
     }
-    this.#break = valid.breakDuration;
-    this.#maxBreak = count(MAX_TIMER_DELAY, this.#break)(
-      valid.maxBreakDuration,
-      'circuitBreaker.maxBreakDuration',
-    ) as number;
-    this.#probes = valid.halfOpenProbes;
+    this.#rules = {
+      failureRatio,
+      minimumCalls: valid.minimumCalls,
+      window: valid.window,
+      consecutiveFailures,
+      breakDuration,
+      maxBreakDuration: count(MAX_TIMER_DELAY, breakDuration)(
+        valid.maxBreakDuration,
+        'circuitBreaker.maxBreakDuration',
+      ) as number,
+      halfOpenProbes: valid.halfOpenProbes,
+    };
     this.#onStateChange = onStateChange;
+    this.#store = valid.store ?? new MemoryCircuitStore();
     if (options.initialState !== undefined) this.restore(options.initialState);
   }
 
-  /** `origin`'s circuit in `circuits` (the breaker's own by default), a new closed one if it has none. */
-  #circuit(origin: string, circuits = this.#circuits): Circuit {
-    let circuit = circuits.get(origin);
-    if (circuit === undefined) {
-      const zeros = () => Array.from({ length: BUCKETS }, () => 0);
-      circuit = {
-        state: 'closed',
-        openUntil: 0,
-        opens: 0,
-        consecutive: 0,
-        probes: 0,
-        successes: 0,
-        starts: zeros(),
-        calls: zeros(),
-        failures: zeros(),
-        restored: false,
-      };
-      circuits.set(origin, circuit);
-    }
-    return circuit;
-  }
-
-  #move(origin: string, circuit: Circuit, to: CircuitState, now: number): void {
-    const from = circuit.state;
-    circuit.state = to;
-    circuit.probes = 0;
-    circuit.successes = 0;
-    if (to === 'closed') {
-      circuit.opens = 0;
-      circuit.consecutive = 0;
-      circuit.calls.fill(0);
-      circuit.failures.fill(0);
-    }
-    const change: CircuitStateChange = {
-      origin,
-      from,
-      to,
-      at: now,
-      openUntil: to === 'open' ? circuit.openUntil : undefined,
-    };
+  /** Tells every listener of a transition of `origin`'s circuit. */
+  #tell(origin: string, transition: CircuitTransition | undefined): void {
+    if (transition === undefined) return;
+    const change: CircuitStateChange = { origin, ...transition };
     for (const listener of this.#listeners) listener(change);
     this.#onStateChange?.(change);
-  }
-
-  /** The break after the `opens`-th opening: `breakDuration`, doubled by each failed probe, up to the cap. */
-  #length(opens: number): number {
-    return Math.min(this.#maxBreak, this.#break * 2 ** (Math.max(1, opens) - 1));
-  }
-
-  #open(origin: string, circuit: Circuit, now: number, serverDelay: number | undefined): void {
-    circuit.opens++;
-    // The server's Retry-After on the tripping answer is the earliest time to ask it again.
-    circuit.openUntil = now + Math.max(this.#length(circuit.opens), serverDelay ?? 0);
-    this.#move(origin, circuit, 'open', now);
-  }
-
-  /**
-   * `origin`'s circuit, a restored one first clamped: a saved `openUntil` far ahead (another clock, a bad save)
-   * would hold it open with no probe for as long, so it is never later than now plus its break.
-   */
-  #read(origin: string, now: number): Circuit | undefined {
-    const circuit = this.#circuits.get(origin);
-    if (circuit?.restored) {
-      circuit.restored = false;
-      circuit.openUntil = Math.min(circuit.openUntil, now + this.#length(circuit.opens));
-    }
-    return circuit;
   }
 
   /**
@@ -301,41 +231,27 @@ export class CircuitBreaker implements CircuitBreakerLike {
     }
   }
 
-  /** The state of `origin`'s circuit at `now` (an open circuit whose break is over reads as half-open). */
-  state(origin: string, now: number): CircuitState {
-    const circuit = this.#read(origin, now);
-    if (circuit === undefined) return 'closed';
-    return circuit.state === 'open' && now >= circuit.openUntil ? 'half-open' : circuit.state;
+  /**
+   * The state of `origin`'s circuit at `now` (an open circuit whose break is over reads as half-open). It only
+   * reads. `now` is the breaker's clock: its policies' `now`, `Date.now()` by default.
+   */
+  state(origin: string, now: number = Date.now()): CircuitState {
+    return stateAt(this.#store.read(origin), time(now, 'now'));
   }
 
   /**
    * Asks to send a call to `origin` at `now`: `undefined` lets it go (as a probe when half-open: its outcome must
    * then be reported with `record`), a `CircuitOpenError` refuses it.
    */
-  admit(origin: string, now: number): CircuitOpenError | undefined {
-    const circuit = this.#read(origin, now);
-    if (circuit === undefined || circuit.state === 'closed') return undefined;
-    if (circuit.state === 'open') {
-      if (now < circuit.openUntil) return new CircuitOpenError(origin, circuit.openUntil - now);
-      this.#move(origin, circuit, 'half-open', now);
-      circuit.openUntil = now;
-    }
-    // Half-open: a bounded number of probes. A probe that never reports (its caller vanished) frees its slot
-    // after one maximal break, so the circuit cannot stay stuck half-open.
-    if (circuit.probes >= this.#probes && now - circuit.openUntil < this.#maxBreak) {
-      return new CircuitOpenError(origin, 0);
-    }
-    if (circuit.probes >= this.#probes) {
-      circuit.probes = 0;
-      circuit.openUntil = now;
-    }
-    circuit.probes++;
-    return undefined;
+  admit(origin: string, now: number = Date.now()): CircuitOpenError | undefined {
+    const admission = this.#store.admit(origin, time(now, 'now'), this.#rules);
+    this.#tell(origin, admission.change);
+    return admission.admitted ? undefined : new CircuitOpenError(origin, admission.nextProbeIn);
   }
 
   /** The error for a call to `origin` that may not go now (a retry while the circuit is not closed). */
   refusal(origin: string, now: number): CircuitOpenError {
-    return new CircuitOpenError(origin, Math.max(0, (this.#circuits.get(origin)?.openUntil ?? now) - now));
+    return new CircuitOpenError(origin, Math.max(0, (this.#store.read(origin)?.openUntil ?? now) - now));
   }
 
   /**
@@ -345,104 +261,65 @@ export class CircuitBreaker implements CircuitBreakerLike {
    * says whether the call was admitted while half-open: only probes decide a half-open circuit.
    */
   record(origin: string, now: number, failed: boolean | undefined, serverDelay?: number, probe = true): void {
-    const circuit = failed === undefined ? this.#circuits.get(origin) : this.#circuit(origin);
-    if (circuit === undefined) return;
-    if (circuit.state === 'half-open') {
-      if (!probe) return;
-      if (failed === undefined) circuit.probes = Math.max(0, circuit.probes - 1);
-      else if (failed) this.#open(origin, circuit, now, serverDelay);
-      else if (++circuit.successes >= this.#probes) this.#move(origin, circuit, 'closed', now);
-      return;
-    }
-    // While open, late answers of calls sent before it opened change nothing.
-    if (circuit.state !== 'closed' || failed === undefined) return;
-    const span = this.#window / BUCKETS;
-    const start = now - (now % span);
-    const index = Math.floor(now / span) % BUCKETS;
-    if (circuit.starts[index] !== start) {
-      circuit.starts[index] = start;
-      circuit.calls[index] = 0;
-      circuit.failures[index] = 0;
-    }
-    (circuit.calls[index] as number)++;
-    if (!failed) {
-      circuit.consecutive = 0;
-      return;
-    }
-    (circuit.failures[index] as number)++;
-    circuit.consecutive++;
-    if (this.#consecutive !== false && circuit.consecutive >= this.#consecutive) {
-      this.#open(origin, circuit, now, serverDelay);
-      return;
-    }
-    if (this.#ratio === false) return;
-    let calls = 0;
-    let failures = 0;
-    for (let i = 0; i < BUCKETS; i++) {
-      if (now - (circuit.starts[i] as number) < this.#window) {
-        calls += circuit.calls[i] as number;
-        failures += circuit.failures[i] as number;
-      }
-    }
-    if (calls >= this.#minimum && failures >= this.#ratio * calls)
-      this.#open(origin, circuit, now, serverDelay);
+    const at = time(now, 'now');
+    this.#tell(origin, this.#store.record(origin, at, failed, serverDelay, probe, this.#rules));
   }
 
   /**
-   * The watcher of a policy's calls: it admits each call, learns from each attempt, and refuses a retry into a
-   * circuit that opened. Called by `createBackoff`; not needed otherwise.
+   * The breaker's part in a policy's calls: it admits each call (refusing it while the origin's circuit is open),
+   * learns from each attempt, and refuses a retry into a circuit that opened. Called by `createBackoff`.
    */
-  watcher(options: WatcherOptions): CallWatcher<Call> {
+  feature(options: FeatureOptions): Feature {
     const { now, maxRetryAfter } = options;
-    const report = (call: Call) => {
-      if (call.reported) return;
-      call.reported = true;
-      this.record(call.origin, now(), call.failed, call.serverDelay, call.probe);
-    };
+    const store = this.#store;
+    const rules = this.#rules;
+    const closed = (origin: string) => stateAt(store.read(origin), now()) === 'closed';
     return {
-      admit: (state) => {
-        const origin = this.origin(state.url);
-        const at = now();
-        const probe = this.state(origin, at) !== 'closed';
-        const refused = this.admit(origin, at);
-        if (refused !== undefined) {
-          throw attachResult(
-            refused,
-            Object.freeze({
-              attempts: 0,
-              totalDelay: 0,
-              reason: 'circuit-open',
-              serverDelay: undefined,
-              hedges: 0,
-              hedgeWon: false,
-            }),
-          );
+      start: (call) => {
+        const origin = this.origin(call.url);
+        const admission = store.admit(origin, now(), rules);
+        this.#tell(origin, admission.change);
+        if (!admission.admitted) {
+          throw new Stopped('circuit-open', new CircuitOpenError(origin, admission.nextProbeIn));
         }
-        return { origin, probe, failed: undefined, serverDelay: undefined, reported: false };
-      },
-      attempt: (call, outcome, failing, serverDelay) => {
-        // Only what says the backend is failing counts, and never an answer below 500 (a 429 is a live server).
-        call.failed =
-          outcome.type === 'response'
-            ? failing
-            : outcome.kind === 'network' ||
-              outcome.kind === 'not-sent' ||
-              outcome.kind === 'timeout' ||
-              undefined;
-        call.serverDelay = serverDelay === undefined ? undefined : Math.min(serverDelay, maxRetryAfter);
-        if (call.probe && call.failed) report(call);
-        return this.state(call.origin, now()) !== 'closed';
-      },
-      resume: (call) => {
-        if (this.state(call.origin, now()) === 'closed') return;
-        // The call then ends with the reason 'circuit-open'.
-        throw this.refusal(call.origin, now());
-      },
-      end: (_state, reason, call) => {
-        if (call === undefined) return;
-        // An aborted call says nothing about the server; it only frees its probe slot.
-        if (reason === 'aborted') call.failed = undefined;
-        report(call);
+        const { probe } = admission;
+        /** The last attempt: failed (5xx, network, timeout), succeeded (`false`), or neither (`undefined`). */
+        let failed: boolean | undefined;
+        let serverDelay: number | undefined;
+        /** Reported to the circuit already (a failed probe reports at once). */
+        let reported = false;
+        const report = () => {
+          if (reported) return;
+          reported = true;
+          this.#tell(origin, store.record(origin, now(), failed, serverDelay, probe, rules));
+        };
+        return {
+          attempted: (outcome, asked) => {
+            // Only what says the backend is failing counts, and never an answer below 500 (a 429 is a live server).
+            failed =
+              outcome.type === 'response'
+                ? failing(outcome, options)
+                : outcome.kind === 'network' ||
+                  outcome.kind === 'not-sent' ||
+                  outcome.kind === 'timeout' ||
+                  undefined;
+            const delay = outcome.type === 'response' && outcome.status >= 500 ? asked : undefined;
+            serverDelay = delay === undefined ? undefined : Math.min(delay, maxRetryAfter);
+            if (probe && failed) report();
+            return !closed(origin);
+          },
+          // A probe's first attempt was admitted as such; any other send goes only into a closed circuit.
+          gate: () => {
+            if ((probe && call.attempts === 0) || closed(origin)) return undefined;
+            throw new Stopped('circuit-open', this.refusal(origin, now()));
+          },
+          admitsCopy: () => closed(origin),
+          ended: (reason) => {
+            // An aborted call says nothing about the server; it only frees its probe slot.
+            if (reason === 'aborted') failed = undefined;
+            report();
+          },
+        };
       },
     };
   }
@@ -458,7 +335,7 @@ export class CircuitBreaker implements CircuitBreakerLike {
    */
   toJSON(): CircuitBreakerSnapshot {
     const origins: Record<string, CircuitSnapshot> = {};
-    for (const [origin, circuit] of this.#circuits) {
+    for (const [origin, circuit] of this.#store.entries()) {
       const window: Array<readonly [number, number, number]> = [];
       for (let i = 0; i < BUCKETS; i++) {
         const calls = circuit.calls[i] as number;
@@ -500,7 +377,7 @@ export class CircuitBreaker implements CircuitBreakerLike {
       typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= max
         ? value
         : bad(field, `an integer from 0 to ${max}`, value);
-    const span = this.#window / BUCKETS;
+    const span = this.#rules.window / BUCKETS;
     // Read in full before anything changes: a bad snapshot leaves the breaker as it was.
     const circuits = new Map<string, Circuit>();
     for (const [origin, saved] of Object.entries(origins)) {
@@ -514,7 +391,8 @@ export class CircuitBreaker implements CircuitBreakerLike {
         bad(`${at}.openUntil`, 'a time in ms (a finite number)', openUntil);
       }
       if (!Array.isArray(window)) bad(`${at}.window`, 'an array of [bucketStart, calls, failures]', window);
-      const circuit = this.#circuit(origin, circuits);
+      const circuit = newCircuit();
+      circuits.set(origin, circuit);
       circuit.state = state === 'closed' ? 'closed' : 'open';
       circuit.openUntil = openUntil as number;
       circuit.opens = integer(`${at}.opens`, saved.opens);
@@ -531,7 +409,21 @@ export class CircuitBreaker implements CircuitBreakerLike {
         circuit.failures[index] = integer(`${at}.window[${i}][2]`, failures, circuit.calls[index]);
       });
     }
-    this.#circuits.clear();
-    for (const [origin, circuit] of circuits) this.#circuits.set(origin, circuit);
+    this.#store.replace(circuits);
   }
+}
+
+// The store types, reached through the class (`CircuitBreaker.Store`, `CircuitBreaker.MemoryStore`): the main
+// entry stays short.
+export declare namespace CircuitBreaker {
+  export type Store = CircuitStore;
+  export type MemoryStore = MemoryCircuitStore;
+  /** One origin's circuit, as a store keeps it. */
+  export type StoreCircuit = Circuit;
+  /** The breaker's rules, passed to each store operation. */
+  export type StoreRules = CircuitRules;
+  /** What a store's `admit` answers. */
+  export type StoreAdmission = Admission;
+  /** A change of state a store's operation made. */
+  export type StoreTransition = CircuitTransition;
 }

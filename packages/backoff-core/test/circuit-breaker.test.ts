@@ -7,8 +7,9 @@ import {
   getBackoffResult,
   RetryBudget,
 } from 'backoff-core';
-import type { Outcome } from 'backoff-core/adapter';
-import { describe, expect, it } from 'vitest';
+import { type Outcome, startCall } from 'backoff-core/adapter';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { next, run } from './support/calls.ts';
 
 const A = 'https://a.example';
 const B = 'https://b.example';
@@ -338,7 +339,7 @@ describe('CircuitBreaker: options', () => {
   });
 });
 
-describe('CircuitBreaker through the policy (RetryState)', () => {
+describe('CircuitBreaker through the policy (startCall and decide)', () => {
   const failure: Outcome = { type: 'response', status: 503 };
   function policy(options: CircuitBreakerOptions = {}) {
     let now = 0;
@@ -356,10 +357,10 @@ describe('CircuitBreaker through the policy (RetryState)', () => {
   it('counts a call once, after its retries: 5 failed calls of 4 attempts each trip it', () => {
     const { backoff, breaker, now } = policy();
     for (let call = 0; call < 5; call++) {
-      const state = backoff.start(request);
-      for (let attempt = 0; attempt < 3; attempt++) expect(state.next(failure).retry).toBe(true);
+      const state = startCall(backoff, request);
+      for (let attempt = 0; attempt < 3; attempt++) expect(next(state, failure).retry).toBe(true);
       expect(breaker.state('https://api.example', now())).toBe('closed');
-      expect(state.next(failure)).toMatchObject({ retry: false, reason: 'retries-exhausted' });
+      expect(next(state, failure)).toMatchObject({ retry: false, reason: 'retries-exhausted' });
     }
     expect(breaker.state('https://api.example', now())).toBe('open');
   });
@@ -373,7 +374,7 @@ describe('CircuitBreaker through the policy (RetryState)', () => {
       { type: 'error', kind: 'unknown', error: new Error('bug') },
       { type: 'error', kind: 'tls', error: new Error('cert') },
     ] as Outcome[]) {
-      backoff.extend({ retries: 0 }).start(request).next(outcome);
+      next(startCall(backoff.extend({ retries: 0 }), request), outcome);
     }
     expect(breaker.state('https://api.example', now())).toBe('closed');
   });
@@ -387,21 +388,19 @@ describe('CircuitBreaker through the policy (RetryState)', () => {
     ['a timeout', { type: 'error', kind: 'timeout', error: new Error('timeout') }],
   ])('%s after its retries counts as a failure', (_label, outcome) => {
     const { backoff, breaker, now } = policy({ consecutiveFailures: 1 });
-    backoff.extend({ retries: 0 }).start(request).next(outcome);
+    next(startCall(backoff.extend({ retries: 0 }), request), outcome);
     expect(breaker.state('https://api.example', now())).toBe('open');
   });
 
-  it('refuses a call while open: start() throws, nothing to send, result reason circuit-open', () => {
+  it('refuses a call while open: startCall() throws, nothing sent, result reason circuit-open', async () => {
     const { backoff } = policy({ consecutiveFailures: 1 });
-    backoff.extend({ retries: 0 }).start(request).next(failure);
-    let thrown: unknown;
-    try {
-      backoff.start(request);
-    } catch (error) {
-      thrown = error;
-    }
-    expect(thrown).toBeInstanceOf(CircuitOpenError);
-    expect(getBackoffResult(thrown)).toEqual({
+    next(startCall(backoff.extend({ retries: 0 }), request), failure);
+    expect(() => startCall(backoff, request)).toThrow(CircuitOpenError);
+    const { error, result, sent } = await run(backoff, [], request);
+    expect(error).toBeInstanceOf(CircuitOpenError);
+    expect(sent).toBe(0);
+    expect(getBackoffResult(error)).toBe(result);
+    expect(result).toEqual({
       attempts: 0,
       totalDelay: 0,
       reason: 'circuit-open',
@@ -413,13 +412,13 @@ describe('CircuitBreaker through the policy (RetryState)', () => {
 
   it('a retry never waits into an open circuit: it stops with circuit-open', () => {
     const { backoff } = policy({ consecutiveFailures: 1 });
-    const slow = backoff.start(request);
+    const slow = startCall(backoff, request);
     // Another call trips the circuit while this one is between attempts.
-    backoff.extend({ retries: 0 }).start(request).next(failure);
-    expect(slow.next(failure)).toMatchObject({ retry: false, reason: 'circuit-open' });
+    next(startCall(backoff.extend({ retries: 0 }), request), failure);
+    expect(next(slow, failure)).toMatchObject({ retry: false, reason: 'circuit-open' });
     // A success is still a success.
-    const other = backoff.start({ url: 'https://other.example/' });
-    expect(other.next({ type: 'response', status: 200 })).toMatchObject({ reason: 'success' });
+    const other = startCall(backoff, { url: 'https://other.example/' });
+    expect(next(other, { type: 'response', status: 200 })).toMatchObject({ reason: 'success' });
   });
 
   it('a retry into an open circuit takes no budget token, and an earlier gate still reports first', () => {
@@ -429,50 +428,153 @@ describe('CircuitBreaker through the policy (RetryState)', () => {
       budget,
       random: () => 0.5,
     });
-    const slow = backoff.start(request);
-    const last = backoff.extend({ retries: 0 }).start(request);
-    backoff.extend({ retries: 0 }).start(request).next(failure);
-    expect(slow.next(failure)).toMatchObject({ retry: false, reason: 'circuit-open' });
+    const slow = startCall(backoff, request);
+    const last = startCall(backoff.extend({ retries: 0 }), request);
+    next(startCall(backoff.extend({ retries: 0 }), request), failure);
+    expect(next(slow, failure)).toMatchObject({ retry: false, reason: 'circuit-open' });
     expect(slow.result().reason).toBe('circuit-open');
-    expect(last.next(failure)).toMatchObject({ retry: false, reason: 'retries-exhausted' });
+    expect(next(last, failure)).toMatchObject({ retry: false, reason: 'retries-exhausted' });
     expect(budget.snapshot()).toMatchObject({ acquired: 0, refused: 0 });
   });
 
-  it('the circuit opening during a wait refuses the retry: wait() rejects with a CircuitOpenError', async () => {
-    const timers = { setTimeout: (callback: () => void) => queueMicrotask(callback), clearTimeout: () => {} };
+  it('the circuit opening during a wait refuses the retry: the call rejects with a CircuitOpenError', async () => {
     const breaker = new CircuitBreaker({ consecutiveFailures: 1 });
+    // Another call trips the circuit while this one waits to retry.
+    const trip = () => next(startCall(backoff.extend({ retries: 0 }), request), failure);
+    const timers = {
+      setTimeout: (callback: () => void) => {
+        trip();
+        queueMicrotask(callback);
+      },
+      clearTimeout: () => {},
+    };
     const backoff = createBackoff({ circuitBreaker: breaker, timers, budget: false });
-    const state = backoff.start(request);
-    const decision = state.next(failure);
-    if (!decision.retry) throw new Error('expected a retry');
-    backoff.extend({ retries: 0 }).start(request).next(failure);
-    await expect(state.wait(decision)).rejects.toBeInstanceOf(CircuitOpenError);
-    expect(state.result()).toMatchObject({ attempts: 1, reason: 'circuit-open' });
+    const { error, result, sent } = await run(backoff, [failure, { type: 'response', status: 200 }], request);
+    expect(error).toBeInstanceOf(CircuitOpenError);
+    expect(sent).toBe(1);
+    expect(result).toMatchObject({ attempts: 1, reason: 'circuit-open' });
   });
 
   it('a half-open probe that fails re-opens at once, without waiting out its retries', () => {
     const { backoff, breaker, advance, now } = policy({ consecutiveFailures: 1 });
-    backoff.extend({ retries: 0 }).start(request).next(failure);
+    next(startCall(backoff.extend({ retries: 0 }), request), failure);
     advance(5000);
-    const probe = backoff.start(request);
-    expect(probe.next(failure)).toMatchObject({ retry: false, reason: 'circuit-open' });
+    const probe = startCall(backoff, request);
+    expect(next(probe, failure)).toMatchObject({ retry: false, reason: 'circuit-open' });
     expect(breaker.state('https://api.example', now())).toBe('open');
     expect(breaker.admit('https://api.example', now())).toMatchObject({ nextProbeIn: 10_000 });
   });
 
   it('the tripping 503 with Retry-After holds the circuit open that long, capped by maxRetryAfter', () => {
     const { backoff, breaker, now } = policy({ consecutiveFailures: 1 });
-    backoff
-      .extend({ retries: 0 })
-      .start(request)
-      .next({ type: 'response', status: 503, headers: { 'retry-after': '20' } });
+    next(startCall(backoff.extend({ retries: 0 }), request), {
+      type: 'response',
+      status: 503,
+      headers: { 'retry-after': '20' },
+    });
     expect(breaker.admit('https://api.example', now())).toMatchObject({ nextProbeIn: 20_000 });
 
     const capped = policy({ consecutiveFailures: 1 });
-    capped.backoff
-      .extend({ retries: 0, maxRetryAfter: 8000 })
-      .start(request)
-      .next({ type: 'response', status: 503, headers: { 'retry-after': '3600' } });
+    next(startCall(capped.backoff.extend({ retries: 0, maxRetryAfter: 8000 }), request), {
+      type: 'response',
+      status: 503,
+      headers: { 'retry-after': '3600' },
+    });
     expect(capped.breaker.admit('https://api.example', capped.now())).toMatchObject({ nextProbeIn: 8000 });
+  });
+});
+
+describe('CircuitBreaker: state() only reads', () => {
+  const T = Date.UTC(2026, 11, 2, 12, 0, 0);
+  const saved = {
+    version: 1,
+    origins: { [A]: { state: 'open', openUntil: T + 3000, opens: 1, consecutiveFailures: 0, window: [] } },
+  } as const;
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('without now (plain JavaScript) it reads by Date.now() and writes nothing into a restored open circuit', () => {
+    vi.useFakeTimers({ now: T });
+    const breaker = new CircuitBreaker({ initialState: saved });
+    expect(breaker.state(A)).toBe('open');
+    expect(breaker.toJSON()).toEqual(saved);
+    expect(new CircuitBreaker({ initialState: breaker.toJSON() }).toJSON()).toEqual(saved);
+    // The next call during the break is refused: nothing goes out.
+    const policy = createBackoff({ circuitBreaker: breaker, now: () => T + 1000 });
+    expect(() => startCall(policy, { url: `${A}/x` })).toThrow(CircuitOpenError);
+    vi.setSystemTime(T + 3000);
+    expect(breaker.state(A)).toBe('half-open');
+  });
+
+  it('a read with a given now leaves a restored circuit for the first admission to clamp', () => {
+    const breaker = new CircuitBreaker({
+      initialState: { version: 1, origins: { [A]: { ...saved.origins[A], openUntil: T + 3_600_000 } } },
+    });
+    expect(breaker.state(A, T)).toBe('open');
+    expect(breaker.toJSON().origins[A]?.openUntil).toBe(T + 3_600_000);
+    expect(breaker.admit(A, T)).toMatchObject({ nextProbeIn: 5000 });
+    expect(breaker.toJSON().origins[A]?.openUntil).toBe(T + 5000);
+  });
+
+  it('a now that is no time throws, naming it, what it got and the fix', () => {
+    const breaker = new CircuitBreaker({ initialState: saved });
+    expect(() => breaker.state(A, 'soon' as never)).toThrow(
+      new TypeError(
+        'Expected `now` to be a time in ms (a finite number), got "soon": pass the clock of the breaker\'s policies (Date.now() by default), or leave it out.',
+      ),
+    );
+    expect(() => breaker.state(A, Number.NaN)).toThrow(/got NaN/);
+    expect(() => breaker.admit(A, Number.POSITIVE_INFINITY)).toThrow(/got Infinity/);
+    expect(breaker.toJSON()).toEqual(saved);
+  });
+});
+
+describe('CircuitBreaker: origins stay bounded', () => {
+  it('keeps at most 1,000 origins, however many it is told of', () => {
+    const { breaker, now } = setup();
+    for (let i = 0; i < 5000; i++) breaker.record(`https://host-${i}.example`, now(), false);
+    const origins = Object.keys(breaker.toJSON().origins);
+    expect(origins).toHaveLength(1000);
+    expect(origins.at(-1)).toBe('https://host-4999.example');
+  });
+
+  it('an open circuit is never dropped while closed ones can go', () => {
+    const { breaker, fail, now } = setup();
+    for (let i = 0; i < 5; i++) fail(A);
+    for (let i = 0; i < 3000; i++) breaker.record(`https://host-${i}.example`, now(), false);
+    expect(breaker.state(A, now())).toBe('open');
+    expect(breaker.admit(A, now())).toBeInstanceOf(CircuitOpenError);
+  });
+
+  it('closed circuits with nothing counted in their window go before those with counts', () => {
+    const store = new CircuitBreaker.MemoryStore({ maxOrigins: 3 });
+    const { breaker, now, advance } = setup({ store });
+    breaker.record(B, now(), true);
+    breaker.record(A, now(), false);
+    advance(30_000);
+    // A's success left the window: A may go, though B is older. B still counts a failure in a row.
+    breaker.record('https://c.example', now(), false);
+    breaker.record('https://d.example', now(), false);
+    expect(Object.keys(breaker.toJSON().origins)).toEqual([B, 'https://c.example', 'https://d.example']);
+    expect(store.size).toBe(3);
+  });
+
+  it('two breakers on one store see one circuit per origin: one trips, the other refuses', () => {
+    const store = new CircuitBreaker.MemoryStore();
+    const one = setup({ store });
+    const other = new CircuitBreaker({ store });
+    for (let i = 0; i < 5; i++) one.fail(A);
+    expect(other.state(A, one.now())).toBe('open');
+    expect(other.admit(A, one.now())).toMatchObject({ nextProbeIn: 5000 });
+  });
+
+  it('a store option that is no store throws, naming it', () => {
+    expect(() => new CircuitBreaker({ store: {} as never })).toThrow(
+      'Expected `circuitBreaker.store` to be a circuit store (with admit, record, read, entries, replace), got an object.',
+    );
+    expect(() => new CircuitBreaker.MemoryStore({ maxOrigins: 0 })).toThrow(
+      'Expected `maxOrigins` to be an integer from 1 to 1000000000, got 0.',
+    );
   });
 });

@@ -1,4 +1,4 @@
 import { describePacerClient } from '@backoff/test-utils';
 import { withBackoffDriver } from './support/with-backoff-driver.ts';
 
-describePacerClient(withBackoffDriver);
+describePacerClient(withBackoffDriver, { answeredUrl: true });

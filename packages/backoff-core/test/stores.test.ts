@@ -1,0 +1,6 @@
+import { describeCircuitStore, describePacerStore } from '@backoff/test-utils';
+import { CircuitBreaker, Pacer } from 'backoff-core';
+
+// The store contract, run against the default stores (a store of another package runs the same suites).
+describePacerStore('Pacer.MemoryStore', () => new Pacer.MemoryStore());
+describeCircuitStore('CircuitBreaker.MemoryStore', () => new CircuitBreaker.MemoryStore());

@@ -50,16 +50,6 @@ export function computeDelay(
   }
 }
 
-/**
- * The wait for a server-requested delay: the server's value is a floor, plus a small positive jitter so that
- * clients told the same time do not return in lockstep. The jitter is 20% of the delay, at least 100 ms and at
- * most 1 s, and never pushes the wait past `ceiling` (which is never below the server's own value).
- */
-export function serverDelayWithJitter(serverDelay: number, ceiling: number, random: () => number): number {
-  const spread = Math.min(1000, Math.max(100, serverDelay * 0.2));
-  return Math.min(serverDelay + unit(random) * spread, Math.max(serverDelay, ceiling));
-}
-
 /** The AWS SDK's base delay for throttling errors (against 50 ms for transient ones), in ms. */
 export const THROTTLING_BASE_DELAY = 1000;
 

@@ -1,7 +1,7 @@
 import type { Jitter } from 'backoff-core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { computeDelay, type DelayOptions, exponentialDelay, serverDelayWithJitter } from '../src/delay.ts';
+import { computeDelay, type DelayOptions, exponentialDelay } from '../src/delay.ts';
 import { MAX_TIMER_DELAY } from '../src/validate.ts';
 
 const DEFAULTS: DelayOptions = { baseDelay: 1000, maxDelay: 30_000, factor: 2, jitter: 'full' };
@@ -98,7 +98,6 @@ describe('delay: jitter with an injected random', () => {
       expect(computeDelay(1, opts({ jitter: 'full' }), fixed(bad))).toBe(1000);
       expect(computeDelay(2, opts({ jitter: 'equal' }), fixed(bad))).toBe(2000);
       expect(computeDelay(1, opts({ jitter: 'decorrelated' }), fixed(bad))).toBe(3000);
-      expect(serverDelayWithJitter(2000, 60_000, fixed(bad))).toBe(2400);
     },
   );
 
@@ -107,36 +106,7 @@ describe('delay: jitter with an injected random', () => {
   });
 });
 
-describe('serverDelayWithJitter: the server delay is a floor plus 20% jitter clamped to [100 ms, 1 s]', () => {
-  it.each([
-    // serverDelay, random, expected
-    [2000, 0, 2000],
-    [2000, 0.5, 2200],
-    [2000, 0.999, 2399.6],
-    [0, 0.5, 50],
-    [100, 0.5, 150],
-    [499, 1, 599],
-    [500, 1, 600],
-    [1000, 0.5, 1100],
-    [5000, 1, 6000],
-    [10_000, 0.5, 10_500],
-    [30_000, 1, 31_000],
-  ])('server delay %i, random %d -> %d ms', (serverDelay, random, expected) => {
-    expect(serverDelayWithJitter(serverDelay, Number.POSITIVE_INFINITY, fixed(random))).toBe(expected);
-  });
-
-  it('the jitter never pushes the wait past the ceiling', () => {
-    expect(serverDelayWithJitter(2000, 2100, fixed(0.5))).toBe(2100);
-    expect(serverDelayWithJitter(60_000, 60_000, fixed(0.5))).toBe(60_000);
-  });
-
-  it('a ceiling below the server delay never shortens it: the wait is the server delay exactly', () => {
-    expect(serverDelayWithJitter(2000, 1500, fixed(0.5))).toBe(2000);
-    expect(serverDelayWithJitter(2000, -5, fixed(0.5))).toBe(2000);
-  });
-});
-
-describe('delay properties: computed and server-requested', () => {
+describe('delay properties', () => {
   const delayOptions = fc
     .record({
       a: fc.double({ min: 0, max: MAX_TIMER_DELAY, noNaN: true }),
@@ -164,22 +134,6 @@ describe('delay properties: computed and server-requested', () => {
           const delay = computeDelay(retry, options, () => r, previous);
           expect(delay).toBeGreaterThanOrEqual(0);
           expect(delay).toBeLessThanOrEqual(options.maxDelay);
-        },
-      ),
-    );
-  });
-
-  it('a server delay is never shortened: serverDelay <= wait <= max(serverDelay, ceiling), jitter <= 1 s', () => {
-    fc.assert(
-      fc.property(
-        fc.double({ min: 0, max: 1e12, noNaN: true }),
-        fc.double({ noNaN: true }),
-        anyRandom,
-        (serverDelay, ceiling, r) => {
-          const wait = serverDelayWithJitter(serverDelay, ceiling, () => r);
-          expect(wait).toBeGreaterThanOrEqual(serverDelay);
-          expect(wait).toBeLessThanOrEqual(Math.max(serverDelay, ceiling));
-          expect(wait).toBeLessThanOrEqual(serverDelay + 1000);
         },
       ),
     );

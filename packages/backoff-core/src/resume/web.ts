@@ -1,0 +1,74 @@
+import { headerGetter } from '../headers.js';
+import { type Part, type ResumeCall, resumable, Splicer } from './splicer.js';
+
+/** A fetch `Response`'s body as the splicer reads it. */
+function webPart(response: Response): Part {
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  return {
+    status: response.status,
+    header: headerGetter(response.headers),
+    read: async () => {
+      if (response.body === null) return undefined;
+      reader ??= response.body.getReader();
+      const { done, value } = await reader.read();
+      return done ? undefined : value;
+    },
+    cancel: (reason) => {
+      try {
+        (reader === undefined ? response.body?.cancel(reason) : reader.cancel(reason))?.catch(() => {});
+      } catch {
+        // A body another reader holds is not ours to cancel.
+      }
+    },
+  };
+}
+
+/**
+ * The caller's body of `first`: a stream that goes on across cuts (see `Splicer`), read one chunk per chunk asked
+ * for. `first.body` itself when it is not resumed: no body, a method other than GET and HEAD, a status other than
+ * 200 and 206, a body that is no web stream (a fetch polyfill's), or one already being read.
+ */
+export function resumeBody(first: Response, call: ResumeCall<Response>): ReadableStream<Uint8Array> | null {
+  const body = first.body;
+  // A body already being read (locked) is someone else's: only a fresh one is taken over.
+  if (
+    body === null ||
+    typeof body.getReader !== 'function' ||
+    body.locked ||
+    !resumable(call.method, first.status)
+  ) {
+    return body;
+  }
+  const splicer = new Splicer(webPart(first), { url: first.url || undefined, ...call }, webPart);
+  return new ReadableStream<Uint8Array>(
+    {
+      pull: async (controller) => {
+        const chunk = await splicer.next();
+        if (chunk === undefined) controller.close();
+        else controller.enqueue(chunk);
+      },
+      cancel: (reason) => splicer.cancel(reason),
+    },
+    // Nothing is read ahead of the caller: the body on the wire is read as fast as the caller reads.
+    { highWaterMark: 0 },
+  );
+}
+
+/**
+ * The response the caller gets: `first` with a body that goes on across cuts, or `first` itself when its body is
+ * not resumed. `new Response()` sets `url`, `redirected` and `type` afresh, so the original's are kept as own
+ * properties.
+ */
+export function resumeResponse(first: Response, call: ResumeCall<Response>): Response {
+  const body = resumeBody(first, call);
+  if (body === first.body) return first;
+  const response = new Response(body, {
+    status: first.status,
+    statusText: first.statusText,
+    headers: first.headers,
+  });
+  for (const key of ['url', 'redirected', 'type'] as const) {
+    Object.defineProperty(response, key, { value: first[key], configurable: true });
+  }
+  return response;
+}

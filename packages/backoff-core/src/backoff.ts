@@ -1,23 +1,14 @@
 import type { RetryBudget } from './budget.js';
-import { type RequestDescription, RetryState } from './decision.js';
-import type { HeadersLike } from './headers.js';
 import type { BackoffOptions, ResolvedOptions } from './options.js';
+import type { Policy } from './run/call.js';
+import type { Feature, FeatureSource, Strategy } from './run/roles.js';
 import { resolveBudget, resolveOptions } from './validate.js';
-import type { WatchedState } from './watch.js';
 
-/** A retry policy: validated options plus the budget its requests share. */
-export interface Backoff {
+/** A retry policy: validated options, the budget its requests share, and the features its options brought. */
+export interface Backoff extends Policy {
   readonly options: ResolvedOptions;
   /** The budget shared by every request of this policy, or `undefined` when budgets are off. */
   readonly budget: RetryBudget | undefined;
-  /**
-   * Starts the call of one logical request. When the core generates an Idempotency-Key for it
-   * (`idempotencyKey`), `stamp(name, key)` puts the key on the outgoing request and returns the headers as they
-   * will be sent: the core reads the key back from them, so a client that drops the header never makes it
-   * believe a key is there. Throws a `CircuitOpenError` when the request's origin has an open circuit (only with
-   * `circuitBreaker`): the call must fail with it, nothing sent.
-   */
-  start(request?: RequestDescription, stamp?: Stamp): RetryState;
   /**
    * The same policy with some options replaced (a per-request override). The budget stays shared unless
    * `overrides.budget` replaces it. Throws like `createBackoff` on bad options.
@@ -25,32 +16,27 @@ export interface Backoff {
   extend(overrides?: BackoffOptions): Backoff;
 }
 
-/** Puts the generated Idempotency-Key on the outgoing request; returns the headers as they will be sent. */
-export type Stamp = (name: string, key: string) => HeadersLike | undefined | null;
+/**
+ * The features a policy's options bring, in the order they act: the breaker first (it may refuse a call), then
+ * the pacer (it holds sends), then the metrics (they count what the others did). Each is made by the instance the
+ * user passed, so a bundle that never creates one holds none of its code.
+ */
+function featuresOf(options: ResolvedOptions): Feature[] {
+  const sources: FeatureSource[] = [];
+  for (const source of [options.circuitBreaker, options.pacer, options.metrics]) {
+    if (source !== undefined) sources.push(source);
+  }
+  return sources.map((source) => source.feature(options, sources));
+}
 
 function make(options: ResolvedOptions, budget: RetryBudget | undefined): Backoff {
-  // The policy's watchers, in order: the breaker first (it may refuse a call), then the pacer (it holds sends),
-  // then the metrics (they count it). Only a policy that has one carries the watched call class.
-  const owner = options.circuitBreaker ?? options.pacer ?? options.metrics;
-  const watchers = [
-    options.circuitBreaker?.watcher(options),
-    options.pacer?.watcher(options),
-    options.metrics?.watcher(options),
-  ].filter((watcher) => watcher !== undefined);
-  const State = owner === undefined ? RetryState : (owner.compose(watchers) as WatchedState);
+  const features = featuresOf(options);
+  const strategy: Strategy | undefined = options.hedge?.strategy(options);
   const policy: Backoff = {
     options,
     budget,
-    start: (request, stamp) => {
-      const state = new State(options, budget, request);
-      const key = state.idempotencyKey;
-      state.sent(
-        key !== undefined && stamp !== undefined
-          ? stamp(options.idempotencyKeyHeader, key)
-          : request?.headers,
-      );
-      return state;
-    },
+    features,
+    strategy,
     extend: (overrides) => {
       if (overrides === undefined) return policy;
       const next = resolveOptions(overrides, options);

@@ -43,9 +43,17 @@ const SCALE = 1000;
 
 const share = range(1);
 const CHECKS: Readonly<Record<keyof RetryBudgetOptions, Check>> = {
-  reserve: range(1e9, 0, 'an integer'),
+  reserve: range(1e9, 0, 'an integer', ': for no budget, write `budget: false`'),
   ratio: share,
   throttlingCost: share,
+};
+
+const NOT_BUDGET = '`budget` to be a RetryBudget, RetryBudget options or false';
+
+/** The `budget` option's check: `false`, a RetryBudget (of any copy of this package), or valid options for one. */
+export const checkBudget: Check = (value) => {
+  if (value !== false && !isRetryBudget(value)) checked(value, CHECKS, 'budget', NOT_BUDGET, 'budget.');
+  return value;
 };
 
 /**
@@ -70,13 +78,7 @@ export class RetryBudget {
       reserve: 20,
       ratio: 0.1,
       throttlingCost: 5 / 14,
-      ...checked(
-        options,
-        CHECKS,
-        'budget',
-        '`budget` to be a RetryBudget, RetryBudget options or false',
-        'budget.',
-      ),
+      ...checked(options, CHECKS, 'budget', NOT_BUDGET, 'budget.'),
     } as Record<keyof RetryBudgetOptions, number>;
     this.#capacity = reserve * SCALE;
     this.#throttlingCost = Math.round(throttlingCost * SCALE);

@@ -4,7 +4,7 @@
  * rather than hand-written code per option: the checks are what a frontend bundle carries for every client.
  */
 
-import { describeValue } from './show.js';
+import { describeValue, show } from './show.js';
 
 /** Checks one given (not `undefined`) value of the option `name`: returns what to keep, or throws. */
 export type Check = (value: unknown, name: string) => unknown;
@@ -16,15 +16,27 @@ export function fail(name: string, expected: string, Kind: typeof TypeError = Ty
   throw new Kind(`Expected \`${name}\` to be ${expected}.`);
 }
 
-/** A number in [min, max] (NaN never is); an integer when `kind` says so. */
+/**
+ * A number in [min, max] (NaN never is); an integer when `kind` says so. `fix` ends the error of a number above
+ * `max` (what to write for "more" instead).
+ */
 export const range =
-  (max = MAX_TIMER_DELAY, min = 0, kind = 'a number'): Check =>
+  (max = MAX_TIMER_DELAY, min = 0, kind = 'a number', fix = ''): Check =>
   (value, name) =>
     typeof value !== 'number'
       ? fail(name, `a number, got ${describeValue(value)}`)
       : value >= min && value <= max && (kind === 'a number' || Number.isInteger(value))
         ? value
-        : fail(name, `${kind} from ${min} to ${max}, got ${value}`, RangeError);
+        : fail(name, `${kind} from ${min} to ${max}, got ${value}${value > max ? fix : ''}`, RangeError);
+
+/**
+ * `check`, where `Infinity` (no limit, as ky, exponential-backoff and p-retry spell it) is accepted and kept as
+ * `unlimited`: the longest timer for a limit on waits, `undefined` for one that is off.
+ */
+export const orInfinity =
+  (check: Check, unlimited?: number): Check =>
+  (value, name) =>
+    value === Number.POSITIVE_INFINITY ? unlimited : check(value, name);
 
 /** A function. */
 export const fn: Check = (value, name) =>
@@ -50,11 +62,84 @@ export const withMethods =
         ? value
         : fail(name, `${off ? `false or ${expected}` : expected}, got ${describeValue(value)}`);
 
+/** An error listing several bad options: each one's own error is in `errors`, in the order of the options. */
+type BadOptionsError = (TypeError | RangeError) & { readonly errors: readonly Error[] };
+
+/** Runs `check`, keeping its error in `problems` (each of them, for an error that lists several). */
+function collect<T>(problems: unknown[], check: () => T): T | undefined {
+  try {
+    return check();
+  } catch (error) {
+    problems.push(...((error as Partial<BadOptionsError> | null)?.errors ?? [error]));
+    return undefined;
+  }
+}
+
+/**
+ * Throws the `problems` found in `what` options, all at once so that one run shows every fix: one problem as
+ * itself, several as one error (a RangeError when every one is, else a TypeError) whose message lists each.
+ */
+export function report(problems: readonly unknown[], what: string): void {
+  if (problems.length === 1) throw problems[0];
+  if (problems.length === 0) return;
+  const Kind = problems.every((problem) => problem instanceof RangeError) ? RangeError : TypeError;
+  const list = problems.map((problem) => `\n- ${(problem as Error | null)?.message ?? show(problem)}`);
+  throw Object.assign(new Kind(`${problems.length} ${what} options are wrong:${list.join('')}`), {
+    errors: problems,
+  });
+}
+
+/**
+ * The edit distance of two names: insertions, deletions, substitutions and swaps of two neighbours count 1 each
+ * (`retires` is 1 from `retries`). Short names in small tables: the plain quadratic table is enough.
+ */
+function distance(a: string, b: string): number {
+  const width = b.length + 1;
+  // d[i * width + j]: the distance between the first i letters of a and the first j of b.
+  const d: number[] = [];
+  const at = (i: number, j: number) => d[i * width + j] ?? 0;
+  for (let i = 0; i <= a.length; i++) {
+    for (let j = 0; j <= b.length; j++) {
+      const swapped = i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1];
+      d[i * width + j] =
+        i === 0 || j === 0
+          ? i + j
+          : Math.min(
+              at(i - 1, j) + 1,
+              at(i, j - 1) + 1,
+              at(i - 1, j - 1) + (a[i - 1] === b[j - 1] ? 0 : 1),
+              swapped ? at(i - 2, j - 2) + 1 : Number.POSITIVE_INFINITY,
+            );
+    }
+  }
+  return at(a.length, b.length);
+}
+
+/**
+ * Advice for an unknown option name `key`: the known name it differs from only in case, or the nearest known name
+ * within a typo or two (one for a short name) as "did you mean".
+ */
+function nearName(key: string, known: readonly string[]): string | undefined {
+  const lower = key.toLowerCase();
+  const limit = key.length < 6 ? 1 : 2;
+  let best: string | undefined;
+  let bestDistance = limit + 1;
+  for (const name of known) {
+    if (name.toLowerCase() === lower) return `option names are case-sensitive: use \`${name}\``;
+    // Lengths further apart than the limit cannot be near (and a long key costs nothing).
+    const d = Math.abs(name.length - key.length) > limit ? limit + 1 : distance(lower, name.toLowerCase());
+    if (d < bestDistance) [best, bestDistance] = [name, d];
+  }
+  return best === undefined ? undefined : `did you mean \`${best}\`?`;
+}
+
 /**
  * Checks the options in `given` with `checks` and returns the valid ones (`undefined` values skipped, so an
  * explicit `undefined` never erases a default). An option without a check (`null`) is validated elsewhere.
  * `what` names the options in the error for an unknown key, `prefix` goes before each option's name, and
- * `notObject` completes "Expected ..." when `given` is no options object; `hint` adds advice for an unknown key.
+ * `notObject` completes "Expected ..." when `given` is no options object; `hint` adds advice for an unknown key
+ * (else a near known name is suggested). Every bad option is reported at once (see `report`); `problems`, when
+ * given, collects them instead, for a caller that has more to check.
  */
 export function checked(
   given: unknown,
@@ -63,23 +148,27 @@ export function checked(
   notObject: string,
   prefix = '',
   hint?: (key: string) => string | undefined,
+  problems?: unknown[],
 ): Record<string, unknown> {
   if (typeof given !== 'object' || given === null || Array.isArray(given)) {
     throw new TypeError(`Expected ${notObject}, got ${describeValue(given)}.`);
   }
+  const found: unknown[] = problems ?? [];
   const valid: Record<string, unknown> = {};
-  const keys = Object.keys(given);
-  // A misspelt name is reported first, whatever else is wrong. Own keys only: `__proto__` is no option.
-  for (const key of keys) {
-    if (!Object.hasOwn(checks, key)) {
-      const advice = hint?.(key);
-      throw new TypeError(`Unknown ${what} option \`${prefix}${key}\`${advice ? `: ${advice}` : ''}.`);
-    }
-  }
-  for (const key of keys) {
-    const value = (given as Record<string, unknown>)[key];
+  const known = Object.keys(checks);
+  // Own keys only: `__proto__` is no option.
+  for (const key of Object.keys(given)) {
     const check = checks[key];
-    if (value !== undefined && check) valid[key] = check(value, prefix + key);
+    collect(found, () => {
+      if (!Object.hasOwn(checks, key)) {
+        const advice = hint?.(key) ?? nearName(key, known);
+        const end = advice === undefined ? '.' : `: ${advice}${advice.endsWith('?') ? '' : '.'}`;
+        throw new TypeError(`Unknown ${what} option \`${prefix}${key}\`${end}`);
+      }
+      const value = (given as Record<string, unknown>)[key];
+      if (value !== undefined && check) valid[key] = check(value, prefix + key);
+    });
   }
+  if (problems === undefined) report(found, what);
   return valid;
 }

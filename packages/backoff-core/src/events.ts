@@ -3,12 +3,18 @@ import type { Outcome } from './outcome.js';
 import type { RetryReason, StopReason } from './reasons.js';
 
 /**
- * What `shouldRetry` is asked about: one finished attempt. `Res` and `Err` are the client's own response and error
- * types, where the adapter knows them (axios: `AxiosResponse`, `AxiosError`; ky and fetch: `Response`).
+ * What `shouldRetry` is asked about: one failed attempt. It is never asked about a success by the rules (a status
+ * below 400 that `statusCodes` does not list), as axios-retry, retry-axios and ky never ask about one: axios-retry's
+ * `retryCondition: (e) => e.response?.status !== 200` becomes `shouldRetry: ({ status }) => status !== 200`, and a
+ * 201 is not retried. A 2xx that `statusCodes` lists (a 202 polled until it is a 200) is a failure, and is asked
+ * about. `Res` and `Err` are the client's own response and error types, where the adapter knows them (axios:
+ * `AxiosResponse`, `AxiosError`; ky and fetch: `Response`).
  */
 export interface ShouldRetryContext<Res = unknown, Err = unknown> {
   /** The attempt that just finished, 1-based. */
   readonly attempt: number;
+  /** The most retries this request may make (`retries`): attempt `retries + 1` is the last. */
+  readonly retries: number;
   readonly method: string;
   readonly url: string | undefined;
   /** The response status, when the attempt got a response. */
@@ -69,6 +75,38 @@ export interface HedgeEvent {
   readonly url: string | undefined;
   /** The attempt the copy belongs to, 1-based (copies are not attempts). */
   readonly attempt: number;
+}
+
+/** One send's request headers, as `beforeAttempt` may change them: that send's alone, case-insensitive names. */
+export interface AttemptHeaders {
+  /** The header's value as it will be sent, `null` when absent. */
+  get(name: string): string | null;
+  /** Sets a header, replacing its value. */
+  set(name: string, value: string): void;
+  /** Removes a header. Removing the Idempotency-Key makes the request keyless: a POST is then never sent again. */
+  delete(name: string): void;
+}
+
+/**
+ * Passed to `beforeAttempt` before every send: the first attempt, each retry, each hedge's copy. Only the headers
+ * may change: the method, the URL and the body stay what the retry rules were decided on (a body already sent
+ * once may be gone).
+ */
+export interface AttemptContext<Err = unknown> {
+  /** The attempt about to be sent, 1-based; a hedge's copy has its attempt's number. */
+  readonly attempt: number;
+  /** Which retry it is: 0 for the first attempt. */
+  readonly retry: number;
+  /** Which copy of the attempt: 1, or 2 and up for a hedge. */
+  readonly copy: number;
+  readonly method: string;
+  readonly url: string | undefined;
+  /** How the attempt before this one ended: its status, or its error. `undefined` before the first retry. */
+  readonly previous: { readonly status: number | undefined; readonly error: Err | undefined } | undefined;
+  /** This send's request headers: set a fresh token or signature, or remove one. */
+  readonly headers: AttemptHeaders;
+  /** Aborted when the call is (or, for a hedge's copy, when another copy won): hand it to your own requests. */
+  readonly signal: AbortSignal;
 }
 
 /** What a finished call carries (on its response or its error): attempts made and time spent waiting. */

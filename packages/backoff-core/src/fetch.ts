@@ -1,13 +1,12 @@
-import { type Attempts, race, type Settled, sendAttempts } from './attempts.js';
 import { type Backoff, createBackoff } from './backoff.js';
 import { replayableBody } from './body.js';
-import type { RetryState } from './decision.js';
 import type { BackoffResult } from './events.js';
-import type { HedgePlan } from './hedge.js';
 import { fetchRedirected } from './not-sent.js';
 import type { BackoffOptions } from './options.js';
-import { classifyError, type ErrorKind, type Outcome } from './outcome.js';
+import { classifyError, type Outcome } from './outcome.js';
 import { attachResult } from './result.js';
+import type { Settled } from './run/roles.js';
+import { type Attempt, type Client, runCall } from './run/run.js';
 import { describeValue } from './show.js';
 
 /**
@@ -35,14 +34,22 @@ function urlOf(input: FetchInput): string {
   return input instanceof URL ? input.href : input.url;
 }
 
-/** One call's attempts through fetch: what the core's attempt loop asks of withBackoff. */
-class FetchAttempts implements Attempts<Response> {
+/** One call through fetch: what the runner asks of withBackoff. */
+class FetchClient implements Client<Response> {
   readonly #send: FetchLike;
   readonly #input: FetchInput;
   readonly #signal: AbortSignal | undefined;
   readonly #redirected: boolean | undefined;
+  readonly #request: Request | undefined;
   /** fetch's init as every attempt sends it (with the generated Idempotency-Key, when there is one). */
   init: RequestInit | undefined;
+  /** The attempt: its headers as fetch will send them (init's replace the Request's), read only when asked. */
+  readonly #attempt: Attempt = {
+    headers: (name: string) => {
+      const headers = this.init?.headers ?? this.#request?.headers;
+      return headers === undefined ? undefined : new Headers(headers).get(name);
+    },
+  };
 
   constructor(
     send: FetchLike,
@@ -52,12 +59,17 @@ class FetchAttempts implements Attempts<Response> {
   ) {
     this.#send = send;
     this.#input = input;
+    this.#request = request;
     this.init = init;
     this.#signal = init?.signal ?? request?.signal ?? undefined;
     this.#redirected = fetchRedirected(init?.redirect ?? request?.redirect);
   }
 
-  send(signal?: AbortSignal): Promise<Response> {
+  next(): Attempt {
+    return this.#attempt;
+  }
+
+  send(_attempt: Attempt, signal?: AbortSignal): Promise<Response> {
     // Called as a plain function: a browser's own `fetch` throws "Illegal invocation" when called on another object.
     const send = this.#send;
     // A hedged copy goes with its own signal (it follows the caller's); init's signal replaces a Request's.
@@ -67,7 +79,8 @@ class FetchAttempts implements Attempts<Response> {
   outcome(settled: Settled<Response>): Outcome {
     if (settled.ok) {
       const response = settled.value;
-      return { type: 'response', status: response.status, headers: response.headers, response };
+      const { status, headers, url } = response;
+      return { type: 'response', status, headers, response, url };
     }
     const { error } = settled;
     return {
@@ -91,46 +104,6 @@ class FetchAttempts implements Attempts<Response> {
     if (settled.ok) return attachResult(settled.value, result);
     throw attachResult(settled.error, result);
   }
-}
-
-/**
- * One attempt of a fetch `Request`, hedged when `call` may be, for a client that runs its own attempt loop (ky):
- * each copy is a clone of `request` with a signal of its own that follows the request's, sent through `send`.
- * `kind` classifies a copy's error (`aborted`: the request's signal had aborted). `undefined` when the attempt
- * is not hedged: send `request` as usual. `ended` hears the reason the call ended on during the race (`onHedge`
- * threw): the call is over, and nothing more is to be decided; it rethrows that reason as the client reports it.
- */
-export function raceRequest(
-  call: RetryState,
-  request: Request,
-  send: (request: Request) => Promise<Response>,
-  kind: (error: unknown, aborted: boolean) => ErrorKind,
-  ended: (reason: unknown) => never,
-): Promise<Response> | undefined {
-  const plan: HedgePlan | undefined = call.hedging();
-  if (plan === undefined) return undefined;
-  const { signal } = request;
-  const copies = {
-    send: (own?: AbortSignal) => send(own ? new Request(request.clone(), { signal: own }) : request),
-    outcome: (settled: Settled<Response>): Outcome =>
-      settled.ok
-        ? {
-            type: 'response',
-            status: settled.value.status,
-            headers: settled.value.headers,
-            response: settled.value,
-          }
-        : { type: 'error', kind: kind(settled.error, signal.aborted), error: settled.error },
-    signal: () => signal,
-    discard: (settled: Settled<Response>) => {
-      if (settled.ok) settled.value.body?.cancel().catch(() => {});
-    },
-  };
-  return race(copies, plan).then((raced) => {
-    if (raced.ok) return raced.value;
-    if ('interrupted' in raced) return ended(raced.interrupted);
-    throw raced.error;
-  });
 }
 
 /**
@@ -165,25 +138,26 @@ export function withBackoff(fetchFn?: FetchLike, options?: BackoffOptions<Respon
       policy = wrapped.extend(backoff);
     }
     const request = typeof Request !== 'undefined' && input instanceof Request ? input : undefined;
-    const attempts = new FetchAttempts(send, input, init, request);
+    const client = new FetchClient(send, input, init, request);
     // The headers fetch will send, built as fetch builds them (init's replace the Request's).
     const headers = init?.headers ?? request?.headers;
-    const call = policy.start(
+    return runCall(
+      policy,
       {
         method: init?.method ?? request?.method,
         url: urlOf(input),
         headers: headers === undefined ? undefined : new Headers(headers),
         replayable: init?.body === undefined ? !request?.body : replayableBody(init.body),
       },
+      client,
       // Only when the user opted in: a new header can turn a simple CORS request into a preflighted one.
       (name, key) => {
         const sent = new Headers(headers);
         sent.set(name, key);
-        attempts.init = { ...init, headers: sent };
+        client.init = { ...init, headers: sent };
         return sent;
       },
     );
-    return sendAttempts(call, attempts);
   };
   return Object.assign(fetchWithBackoff, { backoff: wrapped });
 }

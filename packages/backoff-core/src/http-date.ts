@@ -1,10 +1,12 @@
-// HTTP-date parsing (RFC 9110 §5.6.7). Recipients must accept all three forms; anything else is malformed.
+// HTTP-date parsing (RFC 9110 §5.6.7). Recipients must accept all three forms; anything else is malformed, but for
+// one lenient extra: an IMF-fixdate whose zone reads `UTC` instead of `GMT` (the same time; RFC 9110 encourages
+// robust parsing, and axios-retry and retry-axios read it, so a server sending it keeps its wait after a switch).
 const DAY = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)';
 const MONTH = '(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)';
 const TIME = '(\\d\\d):(\\d\\d):(\\d\\d)';
 const FORMS = [
-  // IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT
-  `${DAY}, (\\d\\d) ${MONTH} (\\d{4}) ${TIME} GMT`,
+  // IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT (or UTC)
+  `${DAY}, (\\d\\d) ${MONTH} (\\d{4}) ${TIME} (?:GMT|UTC)`,
   // RFC 850: Sunday, 06-Nov-94 08:49:37 GMT
   `(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day, (\\d\\d)-${MONTH}-(\\d\\d) ${TIME} GMT`,
   // asctime: Sun Nov  6 08:49:37 1994 (its fields in another order)

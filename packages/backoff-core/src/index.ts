@@ -11,10 +11,12 @@ export {
 } from './circuit-breaker.js';
 export type { BackoffResult, DelayContext, RetryEvent, ShouldRetryContext } from './events.js';
 export { type FetchWithBackoff, withBackoff } from './fetch.js';
+export { Hedge, type HedgeOptions } from './hedge.js';
 export { BackoffMetrics, type BackoffMetricsOptions, type BackoffMetricsSnapshot } from './metrics.js';
 export type { NetworkStatus } from './network.js';
 export { type BackoffOptions, DEFAULT_METHODS, DEFAULT_STATUS_CODES, type Jitter } from './options.js';
 export { Pacer } from './pacer.js';
 export type { RetryReason, StopReason } from './reasons.js';
 export { getBackoffResult } from './result.js';
+export { ResumeError, type ResumeOptions } from './resume/index.js';
 export { parseRetryAfter } from './server-timing.js';

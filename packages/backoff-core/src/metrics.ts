@@ -1,6 +1,6 @@
+import type { CircuitBreakerLike, MetricsLike } from './options.js';
+import type { CallView, Feature, FeatureCall, FeatureSource } from './run/roles.js';
 import { describeValue } from './show.js';
-import { watched } from './watch.js';
-import type { CallWatcher, CircuitBreakerLike, MetricsLike, WatchedCall, WatcherOptions } from './watcher.js';
 
 /** The parts of an OpenTelemetry `Meter` (`@opentelemetry/api`) that `BackoffMetrics` uses: typed by shape. */
 export interface MeterLike {
@@ -120,6 +120,11 @@ function serverAttributes(url: string | undefined): Attributes | undefined {
   return attributes;
 }
 
+/** A source that is a circuit breaker (its state changes are counted): by shape, as another copy's would be. */
+const isBreaker = (source: FeatureSource): source is CircuitBreakerLike =>
+  typeof (source as Partial<CircuitBreakerLike>).listen === 'function' &&
+  typeof (source as Partial<CircuitBreakerLike>).toJSON === 'function';
+
 /**
  * The methods `http.request.method` names as they are: the HTTP convention's (RFC 9110's and PATCH), and QUERY,
  * which the core knows too. Any other is `'_OTHER'`, so that a typo cannot add a series.
@@ -155,7 +160,6 @@ function errorType(reason: string, last: number | string | undefined): string | 
  * ends: its method, its server, how it ended).
  */
 export class BackoffMetrics implements MetricsLike {
-  readonly compose = watched;
   #calls = 0;
   #attempts = 0;
   #circuitRefusals = 0;
@@ -246,29 +250,32 @@ export class BackoffMetrics implements MetricsLike {
   }
 
   /**
-   * The watcher that counts a policy's calls, and the state changes of the policy's circuit breaker. Called by
-   * `createBackoff`; not needed otherwise.
+   * The metrics' part in a policy's calls: counts each call when it ends, and each hold; counts the state changes of
+   * the policy's circuit breaker. Called by `createBackoff`.
    */
-  watcher(options: WatcherOptions): CallWatcher {
-    if (options.circuitBreaker !== undefined) this.#observe(options.circuitBreaker);
-    return this.#watcher;
+  feature(_options: unknown, sources: readonly FeatureSource[]): Feature {
+    for (const source of sources) if (isBreaker(source)) this.#observe(source);
+    return this.#feature;
   }
 
-  // One watcher for every policy: counting a call allocates nothing (without a meter).
-  readonly #watcher: CallWatcher = {
-    end: (call, reason, _kept, last) => this.#count(call, reason, last),
-    held: (_kept, delay, reason, call) => {
+  // One part for every call: counting a call allocates nothing (without a meter).
+  readonly #part: FeatureCall = {
+    ended: (reason, last, call) => this.#count(call, reason, last),
+    observe: (event, call) => {
+      if (event.type !== 'hold') return;
       this.#holds++;
-      this.#heldTime += delay;
-      this.#otel?.hold.record(delay / 1000, {
+      this.#heldTime += event.delay;
+      this.#otel?.hold.record(event.delay / 1000, {
         'http.request.method': METHODS.has(call.method) ? call.method : '_OTHER',
         ...serverAttributes(call.url),
-        'backoff.hold_reason': reason,
+        'backoff.hold_reason': event.reason,
       });
     },
   };
 
-  #count(state: WatchedCall, reason: string, last: number | string | undefined): void {
+  readonly #feature: Feature = { start: () => this.#part };
+
+  #count(state: CallView, reason: string, last: number | string | undefined): void {
     const { attempts, totalDelay: wait } = state;
     this.#calls++;
     this.#attempts += attempts;

@@ -1,15 +1,39 @@
 import type { RetryBudget, RetryBudgetOptions } from './budget.js';
 import type {
+  AttemptContext,
   DelayContext,
   HedgeEvent,
   PacerHoldEvent as HoldEvent,
   RetryEvent,
   ShouldRetryContext,
 } from './events.js';
-import type { HedgeOptions, ResolvedHedge, ResponseTimes } from './hedge.js';
 import type { NetworkStatus } from './network.js';
+import type { PeerOptionNames } from './peer-names.js';
+import type { ResolvedResumeOptions, ResumeOptions } from './resume/options.js';
+import type { FeatureSource, StrategySource } from './run/roles.js';
 import type { TimerProvider } from './sleep.js';
-import type { CircuitBreakerLike, MetricsLike, PacerLike } from './watcher.js';
+import type { TracerLike } from './tracing/otel.js';
+
+/** What the `circuitBreaker` option takes: a `CircuitBreaker`. */
+export interface CircuitBreakerLike extends FeatureSource {
+  /** Adds a listener to every state change. */
+  listen(listener: (change: { readonly to: string }) => void): void;
+  /** Every origin's circuit. */
+  toJSON(): { readonly origins: Readonly<Record<string, { readonly state: string }>> };
+}
+
+/** What the `metrics` option takes: a `BackoffMetrics`. */
+export interface MetricsLike extends FeatureSource {
+  snapshot(): unknown;
+}
+
+/** What the `pacer` option takes: a `Pacer`. */
+export interface PacerLike extends FeatureSource {
+  nextSend(key: string, now?: number): number;
+}
+
+/** What the `hedge` option takes: a `Hedge`. */
+export type HedgeLike = StrategySource;
 
 /**
  * A callback option's type, checked as a method is: options typed with a client's own response and error types
@@ -32,11 +56,15 @@ export type Jitter = 'full' | 'equal' | 'decorrelated' | 'none';
 
 /**
  * The options shared by `createBackoff`, `withBackoff` and every adapter. All are optional. `Res` and `Err` type
- * what the callbacks get of the client: its response and error types, where the adapter knows them.
+ * what the callbacks get of the client: its response and error types, where the adapter knows them. Other retry
+ * libraries' option names (`retryCondition`, `limit`, ...) are here too, deprecated and typed so that no value fits:
+ * the editor's error says what to write instead, as the error at run time does.
  */
-export interface BackoffOptions<Res = unknown, Err = unknown> {
+export interface BackoffOptions<Res = unknown, Err = unknown> extends PeerOptionNames {
   /**
-   * How many times a failed request may be retried (so at most `retries + 1` attempts).
+   * How many times a failed request may be retried by its own backoff. A wait the server asked for (Retry-After
+   * and friends) does not count against it: `deadline` bounds those (or, without one, 2 x `maxRetryAfter` from
+   * the first ask), with `maxRetryAfter` and the budget. `0` means no retry at all, asked for or not.
    * @default 3
    */
   retries?: number | undefined;
@@ -46,7 +74,8 @@ export interface BackoffOptions<Res = unknown, Err = unknown> {
    */
   baseDelay?: number | undefined;
   /**
-   * The cap on a computed delay, in ms. Applied before jitter, so jitter never exceeds it.
+   * The cap on a computed delay, in ms. Applied before jitter, so jitter never exceeds it. `Infinity` (ky's and
+   * exponential-backoff's "no cap") is the longest wait a timer can make, 2147483647 ms (about 24.8 days).
    * @default 30000
    */
   maxDelay?: number | undefined;
@@ -57,7 +86,7 @@ export interface BackoffOptions<Res = unknown, Err = unknown> {
   factor?: number | undefined;
   /**
    * `'full'`: uniform in [0, v]. `'equal'`: v/2 plus uniform in [0, v/2]. `'decorrelated'`: uniform in
-   * [baseDelay, 3 x previous], capped. `'none'`: exactly v.
+   * [baseDelay, 3 x previous], capped. `'none'`: exactly v. ky's `jitter: true` is `'full'`, its `false` `'none'`.
    * @default 'full'
    */
   jitter?: Jitter | undefined;
@@ -95,12 +124,24 @@ export interface BackoffOptions<Res = unknown, Err = unknown> {
   idempotencyKey?: 'auto' | (() => string) | false | undefined;
   /**
    * The longest server-requested delay (Retry-After and friends) that is honoured, in ms. A longer one means
-   * no retry: the call ends at once and reports the server's delay.
+   * no retry: the call ends at once and reports the server's delay. `Infinity` honours any delay a timer can wait,
+   * up to 2147483647 ms (about 24.8 days); a longer one still ends the call.
    * @default 60000
    */
   maxRetryAfter?: number | undefined;
   /**
+   * How widely a wait the server asked for (Retry-After and friends) is spread, so that clients told the same
+   * moment do not all come back at it: the wait is the server's delay plus a random share of a window of
+   * `retryAfterSpread x min(1.5 x the delay, 3.5 s)`, doubled each time the same call is told to wait again (up to
+   * 30 s), and starting no sooner than the previous window closes. `0` waits exactly what the server said. The
+   * window never passes `maxRetryAfter` or `deadline`.
+   * @default 1
+   */
+  retryAfterSpread?: number | undefined;
+  /**
    * A bound on the whole call, in ms from the first attempt: no wait is started that would end after it.
+   * Without one, the waits a server asks for still end within 2 x `maxRetryAfter` of its first ask.
+   * `Infinity` is no deadline.
    * @default undefined (no deadline)
    */
   deadline?: number | undefined;
@@ -162,13 +203,42 @@ export interface BackoffOptions<Res = unknown, Err = unknown> {
    */
   onHold?: Callback<HoldEvent, unknown> | undefined;
   /**
-   * Overrides the verdict on one outcome: `true` retries it, `false` does not, `undefined` keeps the default
-   * rules. It may return a Promise of one of those (it is awaited; an abort still ends the call at once). It gets
-   * the client's own response object for a response. A throw or a rejection ends the call with that error. The
-   * method gate, body replayability, `retries`, `deadline`, `maxRetryAfter` and the budget still apply.
+   * Overrides the verdict on one failed attempt: `true` retries it, `false` does not, `undefined` keeps the
+   * default rules. It is not asked about a success (a status below 400 that `statusCodes` does not list), as no
+   * peer's condition is; a 2xx listed there is asked about. It may return a Promise of one of those (it is
+   * awaited; an abort still ends the call at once). It gets the client's own response object for a response. A
+   * throw or a rejection ends the call with that error (a rejection with no Error, `undefined` or a string, as a
+   * TypeError naming `shouldRetry`), reason `'callback-error'`. The method gate, body replayability, `retries`,
+   * `deadline`, `maxRetryAfter` and the budget still apply.
    * @default undefined
    */
   shouldRetry?: ShouldRetry<Res, Err> | undefined;
+  /**
+   * Called before every send: the first attempt, each retry and each hedge's copy, with the attempt's and retry's
+   * numbers, how the previous attempt ended, and this send's headers to change (a fresh token or signature, an
+   * attempt-number header). The first attempt too, so that one hook shapes every request the same way. It may
+   * return a Promise: its time counts against `deadline` (a send whose hook ends past it does not go) and an abort
+   * ends it at once. The Idempotency-Key is read after it: a retry of a non-idempotent request that lost its key (or
+   * got another) is not sent. A throw or a rejection ends the call with that error, reason `'callback-error'`.
+   * @default undefined
+   */
+  beforeAttempt?: Callback<AttemptContext<Err>, unknown> | undefined;
+  /**
+   * A timeout for each attempt, in ms: an attempt not answered by then is aborted and is a `'timeout'` failure,
+   * retried by the usual rules (a non-idempotent request without a key only when it provably never left). The
+   * caller's signal and `deadline` still bound the whole call, and an attempt never runs past the deadline.
+   * `withBackoff` only: axios's and ky's own `timeout` already is per attempt.
+   * @default undefined (no timeout of its own)
+   */
+  attemptTimeout?: number | undefined;
+  /**
+   * Spans for every call: an OpenTelemetry `Tracer` (`trace.getTracer('my-app')`). One span per call and one
+   * client span per attempt (and per hedge's copy) after the HTTP client conventions, each wait, hold and hedge an
+   * event on the call's span; the trace context goes to the server on every attempt. Its code loads the first time
+   * a call uses it: a bundle that never sets it pays only for the load.
+   * @default undefined
+   */
+  tracer?: TracerLike | undefined;
   /**
    * Called before every wait. If it returns a Promise, the wait starts once it resolves (an abort still ends the
    * call at once). If it throws or rejects, the call ends with that error and no retry is made.
@@ -176,21 +246,33 @@ export interface BackoffOptions<Res = unknown, Err = unknown> {
    */
   onRetry?: OnRetry<Err> | undefined;
   /**
-   * Hedged requests: when an attempt has not answered after `delay` ms, send a copy of it (up to `max` copies
-   * per attempt), take the first answer and abort the others. `delay: 'auto'` learns it per origin from this
-   * policy's recent response times (their p95, at least 10 ms, once 20 answers are known; no hedge before that).
-   * Only a request that may be sent twice is hedged (an idempotent method or an Idempotency-Key, and a body that
-   * can be sent again); each copy takes a retry-budget token, and no copy goes into an open circuit, past a
-   * pacer's hold or after the deadline.
+   * Hedged requests: a `new Hedge({ delay, max })`, for this client alone or shared between clients, or `false`
+   * for none. When an attempt has not answered after `delay` ms, a copy of it is sent (up to `max` copies per
+   * attempt); the first answer wins and the others are aborted. Only a request that may be sent twice is hedged
+   * (an idempotent method or an Idempotency-Key, and a body that can be sent again); each copy takes a
+   * retry-budget token, and no copy goes into an open circuit, past a pacer's hold or after the deadline. An
+   * instance, not options: so a bundle that never imports `Hedge` does not carry its code.
    * @default false
    */
-  hedge?: HedgeOptions | false | undefined;
+  hedge?: HedgeLike | false | undefined;
   /**
    * Called before each hedge (a copy of an attempt that has not answered yet) is sent. If it throws, the call
    * ends with that error and every copy in flight is aborted.
    * @default undefined
    */
   onHedge?: Callback<HedgeEvent, unknown> | undefined;
+  /**
+   * Bodies that survive a cut: when the body of a GET breaks after the headers (`TypeError: terminated`, a reset
+   * mid-download, an event stream cut by a proxy), the call goes on where it stopped, and your stream never sees
+   * the cut. A download continues with `Range` and `If-Range` when the server proves the rest is of the same
+   * representation (a strong ETag, or a Last-Modified); an event stream reconnects with `Last-Event-ID` after the
+   * wait its `retry:` field asked for, handing you whole events only; a body cut before any byte reached you is
+   * requested again whole. A body that cannot go on safely (the file changed, the server ignores ranges, the body
+   * is gzip-encoded) fails with a `ResumeError` whose `code` says why, never with spliced bytes. Each resume is a
+   * retry: it waits, takes a budget token and counts against `retries` and `deadline`. Only GET and HEAD bodies.
+   * @default false
+   */
+  resume?: boolean | ResumeOptions | undefined;
   /**
    * The source of randomness for jitter and generated keys' fallback: returns a number in [0, 1).
    * A value outside that range is treated as 1 (the longest wait).
@@ -222,6 +304,7 @@ export interface ResolvedOptions {
   readonly idempotencyKeyHeader: string;
   readonly idempotencyKey: 'auto' | (() => string) | false;
   readonly maxRetryAfter: number;
+  readonly retryAfterSpread: number;
   readonly deadline: number | undefined;
   readonly retryOnTimeout: boolean;
   readonly shouldRetryHeaders: boolean;
@@ -232,10 +315,12 @@ export interface ResolvedOptions {
   readonly onHold: ((event: HoldEvent) => unknown) | undefined;
   readonly shouldRetry: ShouldRetry | undefined;
   readonly onRetry: OnRetry | undefined;
-  readonly hedge: ResolvedHedge | undefined;
+  readonly hedge: HedgeLike | undefined;
   readonly onHedge: ((event: HedgeEvent) => unknown) | undefined;
-  /** The recent response times of the policy (for `hedge: { delay: 'auto' }`), shared by its extensions. */
-  readonly responseTimes: ResponseTimes;
+  readonly beforeAttempt: ((context: AttemptContext) => unknown) | undefined;
+  readonly attemptTimeout: number | undefined;
+  readonly tracer: TracerLike | undefined;
+  readonly resume: ResolvedResumeOptions | undefined;
   readonly random: () => number;
   readonly now: () => number;
   readonly timers: TimerProvider;
@@ -264,6 +349,7 @@ export const DEFAULTS = {
   jitter: 'full',
   idempotencyKeyHeader: 'Idempotency-Key',
   maxRetryAfter: 60_000,
+  retryAfterSpread: 1,
   retryOnTimeout: true,
   shouldRetryHeaders: true,
 } as const;

@@ -18,6 +18,17 @@ export type Outcome =
        * `shouldRetry` as it is, so that a condition can read the body.
        */
       readonly response?: unknown;
+      /**
+       * The client itself asked for this attempt to be retried (a hook of its own: ky's `ky.retry()`), and waits
+       * what that hook asked before the retry.
+       */
+      readonly forced?: boolean | undefined;
+      /**
+       * The URL that answered, when the client followed redirects and can tell (fetch's `Response.url`). The
+       * pacer learns the quota into its origin: after a redirect from A to B, B's 429 paces B, not A.
+       * `undefined` (or `''`): the request's own URL answered, or the client cannot tell.
+       */
+      readonly url?: string | undefined;
     }
   | {
       readonly type: 'error';
@@ -29,6 +40,8 @@ export type Outcome =
        * proves that nothing was sent only for the first hop (see `provesNotSent`).
        */
       readonly redirected?: boolean | undefined;
+      /** As for a response: the client's own hook asked for a retry, and waits what it asked. */
+      readonly forced?: boolean | undefined;
     };
 
 // Connection-level failures that a new attempt can fix. Those that prove nothing was sent (ECONNREFUSED, DNS
@@ -93,8 +106,3 @@ export function classifyNetworkFailure(cause: unknown): ErrorKind {
   if (kind !== 'unknown') return kind;
   return errorCode(cause) === undefined ? 'network' : 'unknown';
 }
-
-/** How one attempt settled: the client's value (its response), or what it threw. */
-export type Settled<T> =
-  | { readonly ok: true; readonly value: T }
-  | { readonly ok: false; readonly error: unknown };

@@ -49,4 +49,10 @@ export type StopReason =
   /** The retry budget is empty: the server (or this client) is failing too much to retry. */
   | 'budget-exhausted'
   /** The origin's circuit is open (`circuitBreaker`): nothing was sent, or a retry would have waited into it. */
-  | 'circuit-open';
+  | 'circuit-open'
+  /**
+   * A callback of yours (`shouldRetry`, `delay`, `onRetry`, `onHold`, `onHedge`, a pacer's `key`) threw or rejected: the call ended
+   * with that error (a rejection with no Error, such as `undefined` or a string, as a TypeError naming the callback,
+   * with the attempt's own error or response as its `cause`), and nothing more was sent.
+   */
+  | 'callback-error';

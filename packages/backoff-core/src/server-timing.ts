@@ -130,12 +130,24 @@ export function parseRetryAfter(
   );
 }
 
-/** What a response says of its key's quota: how long it is spent for, and the rate the server allows. */
+/**
+ * What a response says of its key's quota, for a client that paces itself: the quota that binds (the one with
+ * the least left) and the rate the server allows.
+ */
 export interface RateQuota {
-  /** Ms until the spent quota resets (remaining 0), when the response says it is spent. */
-  readonly spent: number | undefined;
+  /** Requests the binding quota has left (0: spent), when the response counts them. */
+  readonly remaining: number | undefined;
+  /** Ms until the binding quota resets, when the response says. */
+  readonly reset: number | undefined;
   /** Ms between sends at the server's stated rate (window / quota), when it states one. */
   readonly interval: number | undefined;
+}
+
+/** One quota a response counts: its policy's name (draft-8 items only), what is left, and when it resets (ms). */
+interface Counted {
+  readonly name: string | undefined;
+  readonly remaining: number;
+  readonly reset: number | undefined;
 }
 
 /** A quota policy list (`RateLimit-Policy`): each item's name (`"name"` or none) and its ms per request. */
@@ -164,16 +176,23 @@ function policies(value: string | undefined): Map<string, number> {
 /**
  * The quota a response reports, for a client that paces itself: the RateLimit fields (draft-8 items with
  * `RateLimit-Policy` `q`/`w`, matched by policy name; draft-7's dictionary; draft-6's separate fields) and the
- * `X-RateLimit-*` family (a reset as `parseRetryAfter` reads it). Retry-After is not read here: the core already
- * has it. `undefined` when the response says nothing of a quota. Malformed fields are ignored.
+ * `X-RateLimit-*` family (a reset as `parseRetryAfter` reads it). Of several quotas counted, the one with the
+ * least left binds (of those, the latest reset). A count with a reset teaches the pace with or without a limit
+ * or a policy. Retry-After is not read here: the core already has it. `undefined` when the response says
+ * nothing of a quota. Malformed fields are ignored.
  */
 export function parseRateQuota(headers: HeadersLike | undefined | null, now: number): RateQuota | undefined {
   const get = headerGetter(headers);
   const field = get('ratelimit');
   const policy = get('ratelimit-policy');
-  let spent: number | undefined;
   let limit: string | undefined;
-  const names: string[] = [];
+  const counted: Counted[] = [];
+  const count = (name: string | undefined, remaining: string | undefined, reset: number | undefined) => {
+    if (remaining !== undefined && DIGITS.test(remaining))
+      counted.push({ name, remaining: Number(remaining), reset });
+  };
+  const seconds = (value: string | undefined) =>
+    value !== undefined && DIGITS.test(value) ? Number(value) * 1000 : undefined;
   if (field !== undefined) {
     const dictionary: Record<string, string> = {};
     for (const item of field.split(',')) {
@@ -184,31 +203,47 @@ export function parseRateQuota(headers: HeadersLike | undefined | null, now: num
         if (eq > 0) params[part.slice(0, eq).trim().toLowerCase()] = part.slice(eq + 1).trim();
       }
       if (parts.length === 0) Object.assign(dictionary, params);
-      else {
-        const wait = exhausted(params.r, params.t);
-        if (wait !== undefined) names.push(member.startsWith('"') ? member.slice(1, -1) : member);
-        spent = longest(spent, wait);
-      }
+      else count(member.startsWith('"') ? member.slice(1, -1) : member, params.r, seconds(params.t));
     }
-    spent = longest(spent, exhausted(dictionary.remaining, dictionary.reset));
+    count(undefined, dictionary.remaining, seconds(dictionary.reset));
     limit = dictionary.limit;
   }
   for (const prefix of ['ratelimit-', 'x-ratelimit-', 'x-rate-limit-']) {
-    const remaining = get(`${prefix}remaining`)?.trim();
     const reset = get(`${prefix}reset`)?.trim();
+    count(
+      undefined,
+      get(`${prefix}remaining`)?.trim(),
+      reset === undefined ? undefined : resetHeader(reset, now),
+    );
     limit ??= get(`${prefix}limit`)?.trim();
-    if (remaining === '0' && reset !== undefined) spent = longest(spent, resetHeader(reset, now));
   }
-  if (field === undefined && policy === undefined && limit === undefined) return undefined;
+  if (field === undefined && policy === undefined && limit === undefined && counted.length === 0)
+    return undefined;
+  let remaining: number | undefined;
+  let reset: number | undefined;
+  for (const quota of counted) {
+    if (remaining === undefined || quota.remaining < remaining) {
+      remaining = quota.remaining;
+      reset = quota.reset;
+    } else if (quota.remaining === remaining) reset = longest(reset, quota.reset);
+  }
   const stated = policies(policy);
-  // The exhausted policies' rate (the slowest of them); else the one whose quota is the reported limit, else the
+  // The binding policies' rate (the slowest of them); else the one whose quota is the reported limit, else the
   // fastest stated (a 429 corrects a guess too fast; one too slow would waste the quota).
   let interval: number | undefined;
-  for (const name of names) interval = longest(interval, stated.get(name));
+  for (const quota of counted) {
+    if (quota.remaining === remaining && quota.name !== undefined)
+      interval = longest(interval, stated.get(quota.name));
+  }
   if (interval === undefined && limit !== undefined && DIGITS.test(limit)) interval = stated.get(limit);
   if (interval === undefined && stated.size > 0) interval = Math.min(...stated.values());
   // No window stated (the X-RateLimit family): the limit spread over the time left, at least a second.
-  if (interval === undefined && spent !== undefined && limit !== undefined && Number(limit) > 0)
-    interval = Math.max(spent, 1000) / Number(limit);
-  return { spent: spent === undefined ? undefined : Math.min(spent, 2 ** 53 - 1), interval };
+  if (interval === undefined && reset !== undefined && limit !== undefined && Number(limit) > 0)
+    interval = Math.max(reset, 1000) / Number(limit);
+  const far = 2 ** 53 - 1;
+  return {
+    remaining,
+    reset: reset === undefined ? undefined : Math.min(reset, far),
+    interval: interval === undefined ? undefined : Math.min(interval, far),
+  };
 }

@@ -79,3 +79,22 @@ export function untilAborted<T>(promise: PromiseLike<T>, signal?: AbortSignal | 
     );
   });
 }
+
+/**
+ * A signal that aborts when any of `signals` does: `AbortSignal.any` where there is one, else a controller whose
+ * listeners `release` removes.
+ */
+export function anySignal(signals: AbortSignal[]): { signal: AbortSignal; release(): void } {
+  if (typeof AbortSignal.any === 'function') return { signal: AbortSignal.any(signals), release() {} };
+  const controller = new AbortController();
+  const abort = () => {
+    release();
+    controller.abort(signals.find((signal) => signal.aborted)?.reason);
+  };
+  const release = () => {
+    for (const signal of signals) signal.removeEventListener('abort', abort);
+  };
+  for (const signal of signals) signal.addEventListener('abort', abort, { once: true });
+  if (signals.some((signal) => signal.aborted)) abort();
+  return { signal: controller.signal, release };
+}

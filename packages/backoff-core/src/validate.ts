@@ -1,6 +1,16 @@
-import { isRetryBudget, RetryBudget } from './budget.js';
-import { type Check, checked, fail, fn, oneOf, range, withMethods } from './check.js';
-import { checkHedge, ResponseTimes } from './hedge.js';
+import { checkBudget, isRetryBudget, RetryBudget } from './budget.js';
+import {
+  type Check,
+  checked,
+  fail,
+  fn,
+  MAX_TIMER_DELAY,
+  oneOf,
+  orInfinity,
+  range,
+  report,
+  withMethods,
+} from './check.js';
 import { browserNetworkStatus } from './network.js';
 import {
   type BackoffOptions,
@@ -9,7 +19,8 @@ import {
   DEFAULTS,
   type ResolvedOptions,
 } from './options.js';
-import { unknownOptionHint } from './peer-names.js';
+import { type PeerOptionNames, peerOptionHint } from './peer-names.js';
+import { checkResume } from './resume/options.js';
 import { describeValue, show } from './show.js';
 import { defaultTimers } from './sleep.js';
 
@@ -38,7 +49,32 @@ const defaultRandom = (): number => Math.random();
 const defaultNow = (): number => Date.now();
 
 const delay = range();
+// "No limit" has a spelling: `Infinity` is the longest timer (about 24.8 days) for a cap on waits, and no deadline.
+const longest = orInfinity(delay, MAX_TIMER_DELAY);
 const bool = oneOf([true, false], 'a boolean');
+const JITTERS = ['full', 'equal', 'decorrelated', 'none'];
+const jitter: Check = (value, name) =>
+  typeof value === 'boolean'
+    ? fail(
+        name,
+        `one of '${JITTERS.join("', '")}', got ${value}: ky's \`jitter: ${value}\` is \`'${value ? 'full' : 'none'}'\` here${value ? ' (the default)' : ''}`,
+      )
+    : oneOf(JITTERS)(value, name);
+
+/**
+ * A callback of one parameter. One of more was written for another library (axios-retry's `onRetry(retryCount,
+ * error, requestConfig)`): it would read the wrong thing from what ours passes, in silence, so it is refused when
+ * given, saying what ours passes (`passes`) and how the peer's is written here (`peer`).
+ */
+const callback =
+  (passes: string, peer = ''): Check =>
+  (value, name) =>
+    fn(value, name) && (value as (...args: never[]) => unknown).length > 1
+      ? fail(
+          name,
+          `a function of one parameter, ${passes}, got a function of ${(value as () => unknown).length} parameters${peer}`,
+        )
+      : value;
 const methods = list(
   (m) => typeof m === 'string' && TOKEN.test(m),
   'method names',
@@ -47,18 +83,22 @@ const methods = list(
 );
 // `circuitBreaker` and `metrics` take an instance or `false`: a bundler can leave a feature's code out only when the
 // user's own import brings it in, which `true` or a plain options object would not.
-const breaker = withMethods(['watcher', 'listen', 'toJSON'], true, 'a `new CircuitBreaker()`');
-const metrics = withMethods(['watcher', 'snapshot'], true, 'a `new BackoffMetrics()`');
-const pacer = withMethods(['watcher', 'nextSend'], true, 'a `new Pacer()`');
+const breaker = withMethods(['feature', 'listen', 'toJSON'], true, 'a `new CircuitBreaker()`');
+const metrics = withMethods(['feature', 'snapshot'], true, 'a `new BackoffMetrics()`');
+const pacer = withMethods(['feature', 'nextSend'], true, 'a `new Pacer()`');
+const hedge = withMethods(['strategy'], true, "a `new Hedge({ delay: ms | 'auto', max? })`");
 
-/** Every option and its check. `budget` is checked by `resolveBudget` (it is no resolved option). */
-const CHECKS: Readonly<Record<keyof BackoffOptions, Check | null>> = {
-  retries: range(100, 0, 'an integer'),
+/** Every option and its check (not the peer names: those are only there to be refused). */
+const CHECKS: Readonly<Record<Exclude<keyof BackoffOptions, keyof PeerOptionNames>, Check | null>> = {
+  retries: range(100, 0, 'an integer', ': bound a long retry by time with `deadline`'),
   baseDelay: delay,
-  maxDelay: delay,
+  maxDelay: longest,
   factor: range(100, 1),
-  jitter: oneOf(['full', 'equal', 'decorrelated', 'none']),
-  delay: fn,
+  jitter,
+  delay: callback(
+    'the context `{ retry, status, error, response, serverDelay, computed, ... }`',
+    ": axios-retry's `retryDelay(retryCount, error)` is written `delay: ({ retry, error }) => ms`",
+  ),
   statusCodes: list(
     (c) => Number.isInteger(c) && (c as number) >= 100 && (c as number) <= 599,
     'integers from 100 to 599',
@@ -73,20 +113,33 @@ const CHECKS: Readonly<Record<keyof BackoffOptions, Check | null>> = {
     typeof value === 'function' || value === 'auto' || value === false
       ? value
       : fail(name, `'auto', a function or false, got ${describeValue(value)}`),
-  maxRetryAfter: delay,
-  deadline: delay,
+  maxRetryAfter: longest,
+  // 10 x every window is far wider than any herd needs: a larger value is a typo.
+  retryAfterSpread: range(10),
+  deadline: orInfinity(delay),
   retryOnTimeout: bool,
   shouldRetryHeaders: bool,
   network: withMethods(['isOnline', 'onOnline'], true),
-  budget: null,
+  // Checked here, with the others; `resolveBudget` makes the budget (it is no resolved option).
+  budget: checkBudget,
   circuitBreaker: breaker,
   metrics,
   pacer,
-  onHold: fn,
-  shouldRetry: fn,
-  onRetry: fn,
-  hedge: checkHedge,
-  onHedge: fn,
+  onHold: callback('the hold `{ delay, reason, key, method, url, attempt }`'),
+  shouldRetry: callback(
+    'the context `{ attempt, status, error, response, retryable, ... }`',
+    ": exponential-backoff's `retry(error, attemptNumber)` is written `shouldRetry: ({ error, attempt }) => ...`",
+  ),
+  onRetry: callback(
+    'the event `{ retry, delay, error, status, url, ... }`',
+    ": axios-retry's `onRetry(retryCount, error, requestConfig)` is written `onRetry: ({ retry, error, url }) => ...`",
+  ),
+  hedge,
+  onHedge: callback('the hedge `{ copy, delay, method, url, attempt }`'),
+  beforeAttempt: callback('the context `{ attempt, retry, copy, previous, headers, signal, ... }`'),
+  attemptTimeout: orInfinity(range(MAX_TIMER_DELAY, 1)),
+  tracer: withMethods(['startSpan'], false, "an OpenTelemetry Tracer (`trace.getTracer('my-app')`)"),
+  resume: checkResume,
   random: fn,
   now: fn,
   timers: withMethods(['setTimeout', 'clearTimeout']),
@@ -119,9 +172,19 @@ function delaysApart(
 
 /**
  * Validates `options` and lays them over `base` (the defaults when absent). `undefined` values are skipped so an
- * explicit `undefined` never erases a default. Throws a TypeError / RangeError naming the first bad option.
+ * explicit `undefined` never erases a default. Throws a TypeError / RangeError naming every bad option at once.
  */
 export function resolveOptions(options: BackoffOptions | undefined, base?: ResolvedOptions): ResolvedOptions {
+  const problems: unknown[] = [];
+  const { budget: _, ...valid } = checked(
+    options === undefined ? {} : options,
+    CHECKS,
+    'backoff',
+    'the backoff options to be an object',
+    '',
+    peerOptionHint,
+    problems,
+  );
   const resolved = {
     ...(base ?? {
       ...DEFAULTS,
@@ -135,24 +198,25 @@ export function resolveOptions(options: BackoffOptions | undefined, base?: Resol
       onRetry: undefined,
       hedge: undefined,
       onHedge: undefined,
-      // One per policy, shared by its per-request extensions: they learn from each other's answers.
-      responseTimes: new ResponseTimes(),
+      beforeAttempt: undefined,
+      attemptTimeout: undefined,
+      tracer: undefined,
+      resume: undefined,
       pacer: undefined,
       onHold: undefined,
       random: defaultRandom,
       now: defaultNow,
       timers: defaultTimers,
     }),
-    ...checked(
-      options === undefined ? {} : options,
-      CHECKS,
-      'backoff',
-      'the backoff options to be an object',
-      '',
-      (key) => unknownOptionHint(key, Object.keys(CHECKS)),
-    ),
+    ...valid,
   } as ResolvedOptions;
   const { baseDelay, maxDelay } = resolved;
-  if (baseDelay > maxDelay) throw new RangeError(delaysApart(baseDelay, maxDelay, options ?? {}, base));
+  // Compared only when both were valid: a bad one is reported already.
+  const bad = (key: string) =>
+    (options as Record<string, unknown> | undefined)?.[key] !== undefined && !(key in valid);
+  if (baseDelay > maxDelay && !bad('baseDelay') && !bad('maxDelay')) {
+    problems.push(new RangeError(delaysApart(baseDelay, maxDelay, options ?? {}, base)));
+  }
+  report(problems, 'backoff');
   return resolved;
 }

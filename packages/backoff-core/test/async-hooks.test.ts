@@ -1,9 +1,11 @@
 import { VirtualClock } from '@backoff/test-utils';
-import { type BackoffOptions, createBackoff, RetryBudget } from 'backoff-core';
-import type { Decision, Outcome } from 'backoff-core/adapter';
+import { type BackoffOptions, createBackoff } from 'backoff-core';
+import { type Decision, decide, type Outcome, Stopped, startCall } from 'backoff-core/adapter';
 import { describe, expect, it, vi } from 'vitest';
+import { run } from './support/calls.ts';
 
 const NOW = Date.UTC(2026, 11, 2, 12, 0, 0);
+const REQUEST = { method: 'GET', url: 'https://api.test/items' };
 
 function setup(options: BackoffOptions = {}) {
   const clock = new VirtualClock(NOW);
@@ -14,7 +16,7 @@ function setup(options: BackoffOptions = {}) {
     now: clock.now,
     ...options,
   });
-  return { clock, state: policy.start({ method: 'GET', url: 'https://api.test/items' }) };
+  return { clock, policy, state: startCall(policy, REQUEST) };
 }
 
 const unavailable = (response: unknown = { body: 'busy' }): Outcome => ({
@@ -23,6 +25,18 @@ const unavailable = (response: unknown = { body: 'busy' }): Outcome => ({
   headers: { 'content-type': 'text/plain' },
   response,
 });
+
+const OK: Outcome = { type: 'response', status: 200 };
+
+/** The `Stopped` a decision rejected with: why the call ended, and the error its caller gets. */
+async function stoppedBy(decision: Decision | Promise<Decision>): Promise<Stopped> {
+  const error = await Promise.resolve(decision).then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  if (!(error instanceof Stopped)) throw new Error(`Expected a Stopped, got ${String(error)}`);
+  return error;
+}
 
 /** A promise with its resolve/reject handles. */
 function deferred<T>() {
@@ -37,8 +51,8 @@ function deferred<T>() {
 
 describe('shouldRetry may return a Promise and sees the client response', () => {
   it('decide() returns a Decision at once when there is no shouldRetry, or when it answers synchronously', () => {
-    expect(setup().state.decide(unavailable())).toMatchObject({ retry: true, delay: 500 });
-    const sync = setup({ shouldRetry: () => false }).state.decide(unavailable());
+    expect(decide(setup().state, unavailable())).toMatchObject({ retry: true, delay: 500 });
+    const sync = decide(setup({ shouldRetry: () => false }).state, unavailable());
     expect(sync).not.toBeInstanceOf(Promise);
     expect(sync).toMatchObject({ retry: false, reason: 'should-retry' });
   });
@@ -48,12 +62,12 @@ describe('shouldRetry may return a Promise and sees the client response', () => 
       [false, { retry: false, reason: 'should-retry' }],
       [undefined, { retry: true, reason: 'status' }],
     ] as const) {
-      const pending = setup({ shouldRetry: async () => answer }).state.decide(unavailable());
+      const pending = decide(setup({ shouldRetry: async () => answer }).state, unavailable());
       expect(pending).toBeInstanceOf(Promise);
       expect(await pending).toMatchObject(expected);
     }
     const notFound: Outcome = { type: 'response', status: 404, headers: {} };
-    expect(await setup({ shouldRetry: async () => true }).state.decide(notFound)).toMatchObject({
+    expect(await decide(setup({ shouldRetry: async () => true }).state, notFound)).toMatchObject({
       retry: true,
       reason: 'should-retry',
     });
@@ -64,7 +78,7 @@ describe('shouldRetry may return a Promise and sees the client response', () => 
     const shouldRetry = vi.fn(async ({ response }: { response: unknown }) => {
       return (response as typeof clientResponse).data.code === 'try-later';
     });
-    const decision = await setup({ shouldRetry }).state.decide(unavailable(clientResponse));
+    const decision = await decide(setup({ shouldRetry }).state, unavailable(clientResponse));
     expect(decision).toMatchObject({ retry: true });
     expect(shouldRetry.mock.calls[0]?.[0]).toMatchObject({
       status: 503,
@@ -75,77 +89,63 @@ describe('shouldRetry may return a Promise and sees the client response', () => 
 
   it('a rejection ends the decision with that error', async () => {
     const boom = new Error('condition failed');
-    await expect(setup({ shouldRetry: () => Promise.reject(boom) }).state.decide(unavailable())).rejects.toBe(
-      boom,
-    );
+    const { state } = setup({ shouldRetry: () => Promise.reject(boom) });
+    const stopped = await stoppedBy(decide(state, unavailable()));
+    expect(stopped).toMatchObject({ reason: 'callback-error' });
+    expect(stopped.error).toBe(boom);
+    expect(state.result()).toMatchObject({ attempts: 1, reason: 'callback-error' });
   });
 
   it('an abort while it runs rejects at once with the reason; the call stops as aborted', async () => {
     const answer = deferred<boolean>();
     const { state } = setup({ shouldRetry: () => answer.promise });
     const controller = new AbortController();
-    const pending = state.decide(unavailable(), controller.signal) as Promise<Decision>;
+    const pending = decide(state, unavailable(), controller.signal) as Promise<Decision>;
     const reason = new Error('user left');
     controller.abort(reason);
-    await expect(pending).rejects.toBe(reason);
+    const stopped = await stoppedBy(pending);
+    expect(stopped).toMatchObject({ reason: 'aborted' });
+    expect(stopped.error).toBe(reason);
     expect(state.result()).toMatchObject({ attempts: 1, reason: 'aborted' });
     // Its later rejection is handled: no unhandled rejection (vitest would fail the run).
     answer.reject(new Error('too late'));
     await Promise.resolve();
-  });
-
-  it('next() stays synchronous: a Promise from shouldRetry is a TypeError naming decide(), never unhandled', async () => {
-    const { state } = setup({ shouldRetry: () => Promise.reject(new Error('never seen')) });
-    expect(() => state.next(unavailable())).toThrow(
-      new TypeError('`shouldRetry` returned a Promise: use `decide()`, not `next()`.'),
-    );
-    await Promise.resolve();
-  });
-
-  it('next() with a Promise from shouldRetry spends nothing: no budget taken, no retry recorded', async () => {
-    const budget = new RetryBudget({ reserve: 1 });
-    const state = createBackoff({ budget, shouldRetry: async () => true }).start();
-    expect(() => state.next(unavailable())).toThrow(TypeError);
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(budget.snapshot()).toMatchObject({ tokens: 1, acquired: 0 });
   });
 });
 
 describe('onRetry may return a Promise, awaited before the wait starts', () => {
   it('the wait starts only once it resolves', async () => {
     const hook = deferred<void>();
-    const { clock, state } = setup({ onRetry: () => hook.promise });
-    const decision = state.next(unavailable());
-    if (!decision.retry) throw new Error('expected a retry');
-    const waiting = state.wait(decision);
+    const { clock, policy } = setup({ onRetry: () => hook.promise });
+    const call = run(policy, [unavailable(), OK], REQUEST);
     await new Promise((resolve) => setImmediate(resolve));
     expect(clock.waits).toEqual([]);
     hook.resolve();
-    await waiting;
+    const { result } = await call;
     expect(clock.waits).toEqual([500]);
-    expect(state.totalDelay).toBe(500);
+    expect(result?.totalDelay).toBe(500);
   });
 
   it('a rejection ends the call with that error and sets no timer', async () => {
     const boom = new Error('token refresh failed');
-    const { clock, state } = setup({ onRetry: async () => Promise.reject(boom) });
-    const decision = state.next(unavailable());
-    if (!decision.retry) throw new Error('expected a retry');
-    await expect(state.wait(decision)).rejects.toBe(boom);
+    const { clock, policy } = setup({ onRetry: async () => Promise.reject(boom) });
+    const { error, result } = await run(policy, [unavailable(), OK], REQUEST);
+    expect(error).toBe(boom);
+    expect(result?.reason).toBe('callback-error');
     expect(clock.waits).toEqual([]);
   });
 
   it('an abort while it runs rejects at once, sets no timer, and its late rejection is handled', async () => {
     const hook = deferred<void>();
-    const { clock, state } = setup({ onRetry: () => hook.promise });
-    const decision = state.next(unavailable());
-    if (!decision.retry) throw new Error('expected a retry');
+    const { clock, policy } = setup({ onRetry: () => hook.promise });
     const controller = new AbortController();
-    const waiting = state.wait(decision, controller.signal);
+    const call = run(policy, [unavailable(), OK], REQUEST, controller.signal);
+    await new Promise((resolve) => setImmediate(resolve));
     controller.abort();
-    await expect(waiting).rejects.toBe(controller.signal.reason);
+    const { error, result } = await call;
+    expect(error).toBe(controller.signal.reason);
     expect(clock.waits).toEqual([]);
-    expect(state.result()).toMatchObject({ reason: 'aborted', totalDelay: 0 });
+    expect(result).toMatchObject({ reason: 'aborted', totalDelay: 0 });
     hook.reject(new Error('too late'));
     await Promise.resolve();
   });
@@ -153,16 +153,17 @@ describe('onRetry may return a Promise, awaited before the wait starts', () => {
 
 describe('an abort during a wait reports reason aborted', () => {
   it('result().reason is aborted, not the reason of the retry that was waiting', async () => {
-    const { clock, state } = setup();
+    const { clock, policy } = setup();
     clock.auto = false;
-    const decision = state.next({ type: 'response', status: 429, headers: { 'retry-after': '2' } });
-    if (!decision.retry) throw new Error('expected a retry');
     const controller = new AbortController();
-    const waiting = state.wait(decision, controller.signal);
+    const throttled: Outcome = { type: 'response', status: 429, headers: { 'retry-after': '2' } };
+    const call = run(policy, [throttled, OK], REQUEST, controller.signal);
+    await clock.nextWait();
     clock.advance(100);
     controller.abort();
-    await expect(waiting).rejects.toBe(controller.signal.reason);
-    expect(state.result()).toStrictEqual({
+    const { error, result } = await call;
+    expect(error).toBe(controller.signal.reason);
+    expect(result).toStrictEqual({
       attempts: 1,
       totalDelay: 100,
       reason: 'aborted',

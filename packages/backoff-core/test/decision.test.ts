@@ -7,9 +7,16 @@ import {
   type RetryEvent,
   type ShouldRetryContext,
 } from 'backoff-core';
-import type { Decision, ErrorKind, Outcome, RequestDescription } from 'backoff-core/adapter';
+import {
+  type Decision,
+  type ErrorKind,
+  type Outcome,
+  type RequestDescription,
+  startCall,
+} from 'backoff-core/adapter';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { next, run } from './support/calls.ts';
 
 const NOW = Date.UTC(2026, 11, 2, 12, 0, 0);
 const URL_ = 'https://api.test/items';
@@ -26,9 +33,7 @@ const failure = (kind: ErrorKind, error: unknown = new Error(kind)): Outcome => 
   error,
 });
 const first = (outcome: Outcome, request: RequestDescription = {}, options: BackoffOptions = {}): Decision =>
-  policy(options)
-    .start({ url: URL_, ...request })
-    .next(outcome);
+  next(startCall(policy(options), { url: URL_, ...request }), outcome);
 const retry = (delay: number, reason: string, serverDelay?: number, retryNumber = 1) => ({
   retry: true,
   retryNumber,
@@ -101,14 +106,14 @@ describe('decision table: statuses', () => {
       response(413, { 'retry-after': '1' }),
       {},
       {},
-      retry(1100, 'payload-too-large-with-timing', 1000),
+      retry(1750, 'payload-too-large-with-timing', 1000),
     ],
     [
       '413 with a RateLimit t=2',
       response(413, { ratelimit: '"default";r=0;t=2' }),
       {},
       {},
-      retry(2200, 'payload-too-large-with-timing', 2000),
+      retry(3500, 'payload-too-large-with-timing', 2000),
     ],
     [
       '413 with a malformed Retry-After',
@@ -124,8 +129,8 @@ describe('decision table: statuses', () => {
       {},
       stop('retry-after-too-long', 120_000),
     ],
-    ['429 with Retry-After: 2', response(429, { 'retry-after': '2' }), {}, {}, retry(2200, 'status', 2000)],
-    ['503 with Retry-After: 0', response(503, { 'retry-after': '0' }), {}, {}, retry(50, 'status', 0)],
+    ['429 with Retry-After: 2', response(429, { 'retry-after': '2' }), {}, {}, retry(3500, 'status', 2000)],
+    ['503 with Retry-After: 0', response(503, { 'retry-after': '0' }), {}, {}, retry(75, 'status', 0)],
     [
       '503 with a malformed Retry-After',
       response(503, { 'retry-after': 'soon' }),
@@ -228,10 +233,10 @@ describe('decision table: the method gate', () => {
   });
 
   it('the state holds the uppercased method and the url', () => {
-    const state = policy().start({ method: 'patch', url: URL_ });
+    const state = startCall(policy(), { method: 'patch', url: URL_ });
     expect(state.method).toBe('PATCH');
     expect(state.url).toBe(URL_);
-    expect(policy().start().method).toBe('GET');
+    expect(startCall(policy()).method).toBe('GET');
   });
 });
 
@@ -241,11 +246,11 @@ describe("idempotencyKey: 'auto' and key functions", () => {
   });
 
   it("'auto' gives a non-idempotent request a quoted UUID v4, retried once the adapter reports it sent", () => {
-    const state = policy({ idempotencyKey: 'auto' }).start({ method: 'POST' });
-    expect(state.idempotencyKey).toMatch(UUID_V4_QUOTED);
-    state.sent({ 'Idempotency-Key': state.idempotencyKey });
-    expect(state.next(response(503))).toStrictEqual(retry(500, 'status'));
-    expect(state.next(response(409))).toStrictEqual(retry(1000, 'idempotency-conflict', undefined, 2));
+    const state = startCall(policy({ idempotencyKey: 'auto' }), { method: 'POST' });
+    expect(state.key).toMatch(UUID_V4_QUOTED);
+    state.sent({ 'Idempotency-Key': state.key });
+    expect(next(state, response(503))).toStrictEqual(retry(500, 'status'));
+    expect(next(state, response(409))).toStrictEqual(retry(1000, 'idempotency-conflict', undefined, 2));
   });
 
   it.each<[string, Record<string, unknown> | undefined]>([
@@ -257,72 +262,80 @@ describe("idempotencyKey: 'auto' and key functions", () => {
     ['an empty list', { 'Idempotency-Key': [] }],
     ['a key that cannot travel', { 'Idempotency-Key': 'заказ' }],
   ])('a generated key the adapter did not report as sent never allows a retry: %s', (_label, sent) => {
-    const state = policy({ idempotencyKey: 'auto' }).start({ method: 'POST' });
-    expect(state.idempotencyKey).toMatch(UUID_V4_QUOTED);
+    const state = startCall(policy({ idempotencyKey: 'auto' }), { method: 'POST' });
+    expect(state.key).toMatch(UUID_V4_QUOTED);
     if (sent !== undefined) state.sent(sent);
-    expect(state.next(response(503))).toStrictEqual(stop('method-not-idempotent'));
-    expect(state.next(response(409))).toStrictEqual(stop('not-retryable-status'));
+    expect(next(state, response(503))).toStrictEqual(stop('method-not-idempotent'));
+    expect(next(state, response(409))).toStrictEqual(stop('not-retryable-status'));
   });
 
   it('the last report counts: a key that disappears from a later attempt stops the retries', () => {
-    const state = policy().start({ method: 'POST', headers: { 'Idempotency-Key': '"k"' } });
-    expect(state.next(response(503))).toMatchObject({ retry: true });
+    const state = startCall(policy(), { method: 'POST', headers: { 'Idempotency-Key': '"k"' } });
+    expect(next(state, response(503))).toMatchObject({ retry: true });
     state.sent({ 'idempotency-key': false });
-    expect(state.next(response(503))).toStrictEqual(stop('method-not-idempotent'));
+    expect(next(state, response(503))).toStrictEqual(stop('method-not-idempotent'));
+  });
+
+  it("a GET's 409 is retried only when the attempt as sent carried a key: the last report counts", () => {
+    const state = startCall(policy(), { method: 'GET' });
+    state.sent({ 'idempotency-key': 'k-1' });
+    expect(next(state, response(409))).toStrictEqual(retry(500, 'idempotency-conflict'));
+    state.sent({});
+    expect(next(state, response(409))).toStrictEqual(stop('not-retryable-status'));
   });
 
   it("'auto' gives every logical request its own key, once", () => {
     const auto = policy({ idempotencyKey: 'auto' });
-    const a = auto.start({ method: 'POST' });
-    const b = auto.start({ method: 'POST' });
-    expect(a.idempotencyKey).not.toBe(b.idempotencyKey);
-    const key = a.idempotencyKey;
-    a.next(response(503));
-    expect(a.idempotencyKey).toBe(key);
+    const a = startCall(auto, { method: 'POST' });
+    const b = startCall(auto, { method: 'POST' });
+    expect(a.key).not.toBe(b.key);
+    const key = a.key;
+    next(a, response(503));
+    expect(a.key).toBe(key);
   });
 
   it.each(['GET', 'PUT', 'DELETE', 'QUERY'])("'auto' adds nothing to %s (idempotent)", (method) => {
-    expect(policy({ idempotencyKey: 'auto' }).start({ method }).idempotencyKey).toBeUndefined();
+    expect(startCall(policy({ idempotencyKey: 'auto' }), { method }).key).toBeUndefined();
   });
 
   it("'auto' adds nothing when the request already has a key (in any case), and it still retries", () => {
-    const state = policy({ idempotencyKey: 'auto' }).start({
+    const state = startCall(policy({ idempotencyKey: 'auto' }), {
       method: 'POST',
       headers: { 'IDEMPOTENCY-KEY': 'mine' },
     });
-    expect(state.idempotencyKey).toBeUndefined();
-    expect(state.next(response(503))).toStrictEqual(retry(500, 'status'));
+    expect(state.key).toBeUndefined();
+    expect(next(state, response(503))).toStrictEqual(retry(500, 'status'));
   });
 
   it("'auto' looks for the custom header", () => {
     const auto = policy({ idempotencyKey: 'auto', idempotencyKeyHeader: 'X-Key' });
-    expect(auto.start({ method: 'POST', headers: { 'x-key': 'mine' } }).idempotencyKey).toBeUndefined();
-    expect(auto.start({ method: 'POST', headers: { 'Idempotency-Key': 'x' } }).idempotencyKey).toMatch(
+    expect(startCall(auto, { method: 'POST', headers: { 'x-key': 'mine' } }).key).toBeUndefined();
+    expect(startCall(auto, { method: 'POST', headers: { 'Idempotency-Key': 'x' } }).key).toMatch(
       UUID_V4_QUOTED,
     );
   });
 
   it("'auto' builds a v4 UUID from getRandomValues where randomUUID is missing (insecure contexts)", () => {
     vi.stubGlobal('crypto', { getRandomValues: (bytes: Uint8Array) => bytes.fill(0xff) });
-    expect(policy({ idempotencyKey: 'auto' }).start({ method: 'POST' }).idempotencyKey).toBe(
+    expect(startCall(policy({ idempotencyKey: 'auto' }), { method: 'POST' }).key).toBe(
       '"ffffffff-ffff-4fff-bfff-ffffffffffff"',
     );
   });
 
   it('off by default: a POST gets no key', () => {
-    expect(policy().start({ method: 'POST' }).idempotencyKey).toBeUndefined();
+    expect(startCall(policy(), { method: 'POST' }).key).toBeUndefined();
   });
 
   it("a function's value is used as it is, called once per logical request that needs a key", () => {
     const make = vi.fn(() => 'order-1');
     const keyed = policy({ idempotencyKey: make });
-    const state = keyed.start({ method: 'POST' });
-    expect(state.idempotencyKey).toBe('order-1');
-    state.next(response(503));
-    state.next(response(503));
+    const state = startCall(keyed, { method: 'POST' });
+    expect(state.key).toBe('order-1');
+    next(state, response(503));
+    next(state, response(503));
     expect(make).toHaveBeenCalledTimes(1);
-    keyed.start({ method: 'GET' });
-    keyed.start({ method: 'POST', headers: { 'idempotency-key': 'x' } });
+    startCall(keyed, { method: 'GET' });
+    startCall(keyed, { method: 'POST', headers: { 'idempotency-key': 'x' } });
     expect(make).toHaveBeenCalledTimes(1);
   });
 
@@ -334,8 +347,8 @@ describe("idempotencyKey: 'auto' and key functions", () => {
     ['a string with a NUL', 'a\0b'],
   ])('a key function returning %s -> TypeError at start()', (_label, value) => {
     const keyed = policy({ idempotencyKey: () => value as string });
-    expect(() => keyed.start({ method: 'POST' })).toThrow(TypeError);
-    expect(() => keyed.start({ method: 'POST' })).toThrow(/`idempotencyKey`/);
+    expect(() => startCall(keyed, { method: 'POST' })).toThrow(TypeError);
+    expect(() => startCall(keyed, { method: 'POST' })).toThrow(/`idempotencyKey`/);
   });
 
   // A key is an sf-string of visible ASCII (0x20-0x7E), quoted, or bare without `"`, `\` and `,`.
@@ -355,9 +368,9 @@ describe("idempotencyKey: 'auto' and key functions", () => {
     'a generated key with %s -> TypeError naming the problem, before anything is sent',
     (_l, key, problem) => {
       const keyed = policy({ idempotencyKey: () => key });
-      expect(() => keyed.start({ method: 'POST' })).toThrow(TypeError);
-      expect(() => keyed.start({ method: 'POST' })).toThrow(problem);
-      expect(() => keyed.start({ method: 'POST' })).toThrow(
+      expect(() => startCall(keyed, { method: 'POST' })).toThrow(TypeError);
+      expect(() => startCall(keyed, { method: 'POST' })).toThrow(problem);
+      expect(() => startCall(keyed, { method: 'POST' })).toThrow(
         `Expected \`idempotencyKey\` to return a key of visible ASCII, got ${JSON.stringify(key)}: `,
       );
     },
@@ -365,14 +378,14 @@ describe("idempotencyKey: 'auto' and key functions", () => {
 
   it('a caller key that cannot travel -> TypeError naming the header, for any method', () => {
     for (const method of ['POST', 'PUT', 'GET']) {
-      expect(() => policy().start({ method, headers: { 'Idempotency-Key': 'заказ-β' } })).toThrow(
+      expect(() => startCall(policy(), { method, headers: { 'Idempotency-Key': 'заказ-β' } })).toThrow(
         new TypeError(
           'The request\'s `Idempotency-Key` header cannot be sent as it is, got "заказ-β": "з" (U+0437) is not visible ASCII.',
         ),
       );
     }
     expect(() =>
-      policy({ idempotencyKeyHeader: 'X-Key' }).start({ method: 'POST', headers: { 'x-key': 'a, b' } }),
+      startCall(policy({ idempotencyKeyHeader: 'X-Key' }), { method: 'POST', headers: { 'x-key': 'a, b' } }),
     ).toThrow(/`X-Key` header cannot be sent as it is, got "a, b": a bare key may not hold/);
   });
 
@@ -383,12 +396,12 @@ describe("idempotencyKey: 'auto' and key functions", () => {
     'ik_live 2026/12/02:42',
     '"~!#$%&\'()*+,-./:;<=>?@[]^_`{|}"',
   ])('%s is a key that travels: used as it is, and retried', (key) => {
-    const state = policy({ idempotencyKey: () => key }).start({ method: 'POST' });
-    expect(state.idempotencyKey).toBe(key);
+    const state = startCall(policy({ idempotencyKey: () => key }), { method: 'POST' });
+    expect(state.key).toBe(key);
     state.sent({ 'Idempotency-Key': key });
-    expect(state.next(response(503))).toMatchObject({ retry: true });
-    const caller = policy().start({ method: 'POST', headers: { 'Idempotency-Key': key } });
-    expect(caller.next(response(503))).toMatchObject({ retry: true });
+    expect(next(state, response(503))).toMatchObject({ retry: true });
+    const caller = startCall(policy(), { method: 'POST', headers: { 'Idempotency-Key': key } });
+    expect(next(caller, response(503))).toMatchObject({ retry: true });
   });
 });
 
@@ -422,7 +435,16 @@ describe('shouldRetry: three states, no bypass of the limits', () => {
   it.each<Row>([
     ['true on a 404', response(404), {}, says(true), retry(500, 'should-retry')],
     ['true on a tls error', failure('tls'), {}, says(true), retry(500, 'should-retry')],
-    ['true on a 200', response(200), {}, says(true), retry(500, 'should-retry')],
+    // A success by the rules is not asked about (every peer asks about failures only); a listed 2xx is.
+    ['true on a 200: not asked, a success', response(200), {}, says(true), stop('success')],
+    ['true on a 304: not asked, a success', response(304), {}, says(true), stop('success')],
+    [
+      'false on a 202 listed in statusCodes',
+      response(202),
+      {},
+      { statusCodes: [202], ...says(false) },
+      stop('should-retry'),
+    ],
     ['true on a 503 keeps the reason', response(503), {}, says(true), retry(500, 'status')],
     ['false on a 503', response(503), {}, says(false), stop('should-retry')],
     ['false on a network error', failure('network'), {}, says(false), stop('should-retry')],
@@ -491,15 +513,16 @@ describe('shouldRetry: three states, no bypass of the limits', () => {
 
   it('is asked with the attempt, the request and the default verdict', () => {
     const shouldRetry = vi.fn((_context: ShouldRetryContext) => undefined);
-    const state = policy({ shouldRetry }).start({ method: 'PUT', url: URL_ });
+    const state = startCall(policy({ shouldRetry }), { method: 'PUT', url: URL_ });
     const unavailable = response(503);
-    state.next(unavailable);
+    next(state, unavailable);
     const error = new Error('tls');
     const tls = failure('tls', error);
-    state.next(tls);
+    next(state, tls);
     expect(shouldRetry.mock.calls.map(([context]) => context)).toStrictEqual([
       {
         attempt: 1,
+        retries: 3,
         method: 'PUT',
         url: URL_,
         status: 503,
@@ -511,6 +534,7 @@ describe('shouldRetry: three states, no bypass of the limits', () => {
       },
       {
         attempt: 2,
+        retries: 3,
         method: 'PUT',
         url: URL_,
         status: undefined,
@@ -532,11 +556,11 @@ describe('shouldRetry: three states, no bypass of the limits', () => {
 
 describe('the retries limit', () => {
   it('allows exactly `retries` retries, with growing delays, then stops', () => {
-    const state = policy({ retries: 3 }).start();
-    expect(state.next(response(503))).toStrictEqual(retry(500, 'status', undefined, 1));
-    expect(state.next(response(503))).toStrictEqual(retry(1000, 'status', undefined, 2));
-    expect(state.next(response(503))).toStrictEqual(retry(2000, 'status', undefined, 3));
-    expect(state.next(response(503))).toStrictEqual(stop('retries-exhausted'));
+    const state = startCall(policy({ retries: 3 }));
+    expect(next(state, response(503))).toStrictEqual(retry(500, 'status', undefined, 1));
+    expect(next(state, response(503))).toStrictEqual(retry(1000, 'status', undefined, 2));
+    expect(next(state, response(503))).toStrictEqual(retry(2000, 'status', undefined, 3));
+    expect(next(state, response(503))).toStrictEqual(stop('retries-exhausted'));
     expect(state.attempts).toBe(4);
   });
 
@@ -552,29 +576,29 @@ describe('the retries limit', () => {
 
   it('decorrelated jitter keeps its state per logical request', () => {
     const decorrelated = policy({ jitter: 'decorrelated' });
-    const a = decorrelated.start();
-    expect(a.next(response(503))).toMatchObject({ delay: 2000 });
-    expect(a.next(response(503))).toMatchObject({ delay: 3500 });
-    expect(decorrelated.start().next(response(503))).toMatchObject({ delay: 2000 });
+    const a = startCall(decorrelated);
+    expect(next(a, response(503))).toMatchObject({ delay: 2000 });
+    expect(next(a, response(503))).toMatchObject({ delay: 3500 });
+    expect(next(startCall(decorrelated), response(503))).toMatchObject({ delay: 2000 });
     // A server-given wait becomes the previous delay.
-    const b = decorrelated.start();
-    expect(b.next(response(429, { 'retry-after': '10' }))).toMatchObject({ delay: 10_500 });
-    expect(b.next(response(503))).toMatchObject({ delay: 15_500 });
+    const b = startCall(decorrelated);
+    expect(next(b, response(429, { 'retry-after': '10' }))).toMatchObject({ delay: 11_750 });
+    expect(next(b, response(503))).toMatchObject({ delay: 15_500 });
   });
 });
 
 describe('deadline: never start a wait that ends past it', () => {
   const clocked = (options: BackoffOptions) => {
     const clock = { t: NOW };
-    return { clock, state: policy({ ...options, now: () => clock.t }).start() };
+    return { clock, state: startCall(policy({ ...options, now: () => clock.t })) };
   };
 
   it('stops when the next wait would end after the deadline', () => {
     const { clock, state } = clocked({ deadline: 1200 });
-    expect(state.next(response(503))).toStrictEqual(retry(500, 'status'));
+    expect(next(state, response(503))).toStrictEqual(retry(500, 'status'));
     clock.t += 500;
     // 500 ms spent + 1000 ms wait = 1500 > 1200.
-    expect(state.next(response(503))).toStrictEqual(stop('deadline'));
+    expect(next(state, response(503))).toStrictEqual(stop('deadline'));
   });
 
   it('a wait that ends exactly at the deadline is allowed; 1 ms less is not', () => {
@@ -586,12 +610,13 @@ describe('deadline: never start a wait that ends past it', () => {
   it('counts the attempts themselves, from start()', () => {
     const { clock, state } = clocked({ deadline: 1000 });
     clock.t += 600;
-    expect(state.next(response(503))).toStrictEqual(stop('deadline'));
+    expect(next(state, response(503))).toStrictEqual(stop('deadline'));
   });
 
-  it("trims the server delay's jitter to the deadline, and gives up when the server delay itself is past it", () => {
+  it("shrinks the server delay's spread to fit the deadline, and gives up when the server delay itself is past it", () => {
+    // The 50 ms left above the server's delay is the window: 1000 + 0.5 x 50.
     expect(first(response(503, { 'retry-after': '1' }), {}, { deadline: 1050 })).toStrictEqual(
-      retry(1050, 'status', 1000),
+      retry(1025, 'status', 1000),
     );
     expect(first(response(503, { 'retry-after': '1' }), {}, { deadline: 999 })).toStrictEqual(
       stop('deadline', 1000),
@@ -619,18 +644,21 @@ describe('deadline: never start a wait that ends past it', () => {
         fc.array(fc.record({ outcome, duration: fc.integer({ min: 0, max: 30_000 }) }), { maxLength: 12 }),
         ({ deadline, retries, baseDelay, jitter, r }, attempts) => {
           let t = NOW;
-          const state = createBackoff({
-            deadline,
-            retries,
-            baseDelay,
-            jitter,
-            budget: false,
-            random: () => r,
-            now: () => t,
-          }).start({ headers: { 'Idempotency-Key': 'k' } });
+          const state = startCall(
+            createBackoff({
+              deadline,
+              retries,
+              baseDelay,
+              jitter,
+              budget: false,
+              random: () => r,
+              now: () => t,
+            }),
+            { headers: { 'Idempotency-Key': 'k' } },
+          );
           for (const attempt of attempts) {
             t += attempt.duration;
-            const decision = state.next(attempt.outcome);
+            const decision = next(state, attempt.outcome);
             if (!decision.retry) break;
             expect(t - NOW + decision.delay).toBeLessThanOrEqual(deadline);
             t += decision.delay;
@@ -650,13 +678,13 @@ describe('maxRetryAfter and server delays in decisions', () => {
       stop('retry-after-too-long', 61_000),
     ],
     [
-      'Retry-After 60 s: honoured, jitter clamped to maxRetryAfter',
+      'Retry-After 60 s: honoured, no room for a spread under maxRetryAfter',
       response(429, { 'retry-after': '60' }),
       {},
       retry(60_000, 'status', 60_000),
     ],
     [
-      'Retry-After 59 s: 59 s + 0.5 x 1 s',
+      'Retry-After 59 s: 59 s + 0.5 x the 1 s left under maxRetryAfter',
       response(429, { 'retry-after': '59' }),
       {},
       retry(59_500, 'status', 59_000),
@@ -695,13 +723,15 @@ describe('maxRetryAfter and server delays in decisions', () => {
         fc.integer({ min: 0, max: 60 }),
         fc.double({ min: 0, max: 1, maxExcluded: true }),
         (seconds, r) => {
-          const decision = policy({ random: () => r })
-            .start()
-            .next(response(429, { 'retry-after': String(seconds) }));
+          const decision = next(
+            startCall(policy({ random: () => r })),
+            response(429, { 'retry-after': String(seconds) }),
+          );
           expect(decision.retry).toBe(true);
           if (decision.retry) {
             expect(decision.delay).toBeGreaterThanOrEqual(seconds * 1000);
-            expect(decision.delay).toBeLessThanOrEqual(Math.min(60_000, seconds * 1000 + 1000));
+            // The first window is at most 3.5 s, and maxRetryAfter caps the wait.
+            expect(decision.delay).toBeLessThanOrEqual(Math.min(60_000, seconds * 1000 + 3500));
           }
         },
       ),
@@ -713,13 +743,13 @@ describe('the budget inside decisions', () => {
   it('is spent only on a retry that is actually made', () => {
     const budget = new RetryBudget({ reserve: 5 });
     const p = policy({ budget, retries: 1 });
-    p.start({ method: 'POST' }).next(response(503)); // method gate
-    p.start({ replayable: false }).next(response(503)); // body
-    p.start().next(response(404)); // not retryable
-    const state = p.start();
-    state.next(response(503)); // retry: spends 1
-    state.next(response(503)); // retries exhausted
-    p.start({}).next(response(503, { 'retry-after': '120' })); // too long
+    next(startCall(p, { method: 'POST' }), response(503)); // method gate
+    next(startCall(p, { replayable: false }), response(503)); // body
+    next(startCall(p), response(404)); // not retryable
+    const state = startCall(p);
+    next(state, response(503)); // retry: spends 1
+    next(state, response(503)); // retries exhausted
+    next(startCall(p, {}), response(503, { 'retry-after': '120' })); // too long
     expect(budget.snapshot()).toMatchObject({ acquired: 1, refused: 0 });
   });
 
@@ -727,10 +757,10 @@ describe('the budget inside decisions', () => {
     const budget = new RetryBudget();
     const p = policy({ budget });
     for (const outcome of [response(200), response(304), response(404), response(409), response(501)]) {
-      p.start().next(outcome);
+      next(startCall(p), outcome);
     }
-    p.start().next(failure('tls'));
-    p.start().next(response(503));
+    next(startCall(p), failure('tls'));
+    next(startCall(p), response(503));
     expect(budget.snapshot().successes).toBe(4);
   });
 
@@ -743,7 +773,7 @@ describe('the budget inside decisions', () => {
 
 describe('result() and onRetry', () => {
   it('result() before any attempt', () => {
-    expect(policy().start().result()).toStrictEqual({
+    expect(startCall(policy()).result()).toStrictEqual({
       attempts: 0,
       totalDelay: 0,
       reason: 'success',
@@ -755,18 +785,14 @@ describe('result() and onRetry', () => {
 
   it('result() counts attempts and waits, and keeps the last reason and server delay', async () => {
     const clock = new VirtualClock(NOW);
-    const state = policy({ timers: clock.timers, now: clock.now }).start();
-    for (const outcome of [
+    const { result } = await run(policy({ timers: clock.timers, now: clock.now }), [
       response(503),
       response(429, { 'retry-after': '1' }),
       response(404, { 'retry-after': '5' }),
-    ]) {
-      const decision = state.next(outcome);
-      if (decision.retry) await state.wait(decision);
-    }
-    expect(state.result()).toStrictEqual({
+    ]);
+    expect(result).toStrictEqual({
       attempts: 3,
-      totalDelay: 1600,
+      totalDelay: 2250,
       reason: 'not-retryable-status',
       serverDelay: 5000,
       hedges: 0,
@@ -775,8 +801,8 @@ describe('result() and onRetry', () => {
   });
 
   it('result() after a give-up on a long Retry-After', () => {
-    const state = policy().start();
-    state.next(response(503, { 'retry-after': '120' }));
+    const state = startCall(policy());
+    next(state, response(503, { 'retry-after': '120' }));
     expect(state.result()).toStrictEqual({
       attempts: 1,
       totalDelay: 0,
@@ -795,17 +821,14 @@ describe('result() and onRetry', () => {
       now: clock.now,
       onRetry: (event) => events.push({ ...event, waitsSoFar: clock.waits.length }),
     });
-    const state = p.start({ method: 'get', url: URL_ });
     const error = new TypeError('fetch failed');
-    for (const outcome of [
+    const outcomes = [
       response(503),
       response(429, { 'retry-after': '1' }),
       failure('network', error),
       response(200),
-    ]) {
-      const decision = state.next(outcome);
-      if (decision.retry) await state.wait(decision);
-    }
+    ];
+    const { result } = await run(p, outcomes, { method: 'get', url: URL_ });
     const common = { retries: 3, method: 'GET', url: URL_, waitingForNetwork: false };
     expect(events).toStrictEqual([
       {
@@ -821,7 +844,7 @@ describe('result() and onRetry', () => {
       {
         ...common,
         retry: 2,
-        delay: 1100,
+        delay: 1750,
         serverDelay: 1000,
         reason: 'status',
         status: 429,
@@ -839,10 +862,10 @@ describe('result() and onRetry', () => {
         waitsSoFar: 2,
       },
     ]);
-    expect(clock.waits).toEqual([500, 1100, 2000]);
-    expect(state.result()).toStrictEqual({
+    expect(clock.waits).toEqual([500, 1750, 2000]);
+    expect(result).toStrictEqual({
       attempts: 4,
-      totalDelay: 3600,
+      totalDelay: 4250,
       reason: 'success',
       serverDelay: undefined,
       hedges: 0,
@@ -853,44 +876,51 @@ describe('result() and onRetry', () => {
   it('a throwing onRetry rejects the wait with its error and no timer is set', async () => {
     const clock = new VirtualClock(NOW);
     const boom = new Error('onRetry failed');
-    const state = policy({
+    const p = policy({
       timers: clock.timers,
       onRetry: () => {
         throw boom;
       },
-    }).start();
-    const decision = state.next(response(503));
-    if (!decision.retry) throw new Error('expected a retry');
-    await expect(state.wait(decision)).rejects.toBe(boom);
+    });
+    const { error, result } = await run(p, [response(503)]);
+    expect(error).toBe(boom);
     expect(clock.waits).toEqual([]);
-    expect(state.totalDelay).toBe(0);
+    expect(result?.totalDelay).toBe(0);
   });
 
   it('an abort during the wait rejects with the reason, counts only the time waited, leaves no timer', async () => {
     const clock = new VirtualClock(NOW);
     clock.auto = false;
-    const state = policy({ timers: clock.timers, now: clock.now }).start();
-    const decision = state.next(response(503));
-    if (!decision.retry) throw new Error('expected a retry');
     const controller = new AbortController();
-    const waiting = state.wait(decision, controller.signal);
+    const waiting = run(
+      policy({ timers: clock.timers, now: clock.now }),
+      [response(503)],
+      {},
+      controller.signal,
+    );
+    expect(await clock.nextWait()).toBe(500);
     clock.advance(200);
     const reason = new Error('stop');
     controller.abort(reason);
-    await expect(waiting).rejects.toBe(reason);
-    expect(state.totalDelay).toBe(200);
+    const { error, result } = await waiting;
+    expect(error).toBe(reason);
+    expect(result?.totalDelay).toBe(200);
     expect(clock.pendingCount).toBe(0);
   });
 
   it('an already-aborted signal rejects the wait without a timer', async () => {
     const clock = new VirtualClock(NOW);
-    const state = policy({ timers: clock.timers, now: clock.now }).start();
-    const decision = state.next(response(503));
-    if (!decision.retry) throw new Error('expected a retry');
-    const signal = AbortSignal.abort();
-    await expect(state.wait(decision, signal)).rejects.toBe(signal.reason);
+    const controller = new AbortController();
+    // The caller aborts while the attempt is out; its 503 comes back anyway.
+    const answer = () => {
+      controller.abort();
+      return response(503);
+    };
+    const p = policy({ timers: clock.timers, now: clock.now });
+    const { error, result } = await run(p, answer, {}, controller.signal);
+    expect(error).toBe(controller.signal.reason);
     expect(clock.waits).toEqual([]);
-    expect(state.totalDelay).toBe(0);
+    expect(result?.totalDelay).toBe(0);
   });
 });
 
@@ -899,8 +929,8 @@ describe('extend(): per-request overrides share the budget unless replaced', () 
     const base = policy({ budget: { reserve: 1 } });
     const override = base.extend({ retries: 5 });
     expect(override.budget).toBe(base.budget);
-    expect(override.start().next(response(503))).toMatchObject({ retry: true });
-    expect(base.start().next(response(503))).toStrictEqual(stop('budget-exhausted'));
+    expect(next(startCall(override), response(503))).toMatchObject({ retry: true });
+    expect(next(startCall(base), response(503))).toStrictEqual(stop('budget-exhausted'));
   });
 
   it('replaces it when asked: new options, an instance, or false', () => {
@@ -912,8 +942,8 @@ describe('extend(): per-request overrides share the budget unless replaced', () 
     expect(base.extend({ budget: shared }).budget).toBe(shared);
     const none = base.extend({ budget: false });
     expect(none.budget).toBeUndefined();
-    base.start().next(response(503));
-    expect(none.start().next(response(503))).toMatchObject({ retry: true });
+    next(startCall(base), response(503));
+    expect(next(startCall(none), response(503))).toMatchObject({ retry: true });
   });
 
   it('lays the overrides over the base options and leaves the base alone', () => {
@@ -921,7 +951,7 @@ describe('extend(): per-request overrides share the budget unless replaced', () 
     const override = base.extend({ baseDelay: 200 });
     expect(override.options).toMatchObject({ retries: 1, jitter: 'none', baseDelay: 200 });
     expect(base.options.baseDelay).toBe(1000);
-    expect(override.start().next(response(503))).toStrictEqual(retry(200, 'status'));
+    expect(next(startCall(override), response(503))).toStrictEqual(retry(200, 'status'));
   });
 
   it('extend() without overrides is the same policy', () => {
@@ -934,29 +964,29 @@ describe('extend(): per-request overrides share the budget unless replaced', () 
     const budget = new RetryBudget({ reserve: 1 });
     const a = createBackoff({ budget, random: () => 0.5 });
     const b = createBackoff({ budget, random: () => 0.5 });
-    expect(a.start().next(response(503))).toMatchObject({ retry: true });
-    expect(b.start().next(response(503))).toMatchObject({ retry: false, reason: 'budget-exhausted' });
+    expect(next(startCall(a), response(503))).toMatchObject({ retry: true });
+    expect(next(startCall(b), response(503))).toMatchObject({ retry: false, reason: 'budget-exhausted' });
   });
 });
 
 describe('waits are whole milliseconds', () => {
-  // Full jitter of 1 s, then 2 s from the server plus 20% of it times random: 123.45… and 2049.38… ms, floored.
+  // Full jitter of 1 s, then 2 s from the server plus a 3 s window times random: 123.45… and 2370.37… ms, floored.
   it.each([
-    [0.123456789, 123, 2049],
-    [0.987654321, 987, 2395],
+    [0.123456789, 123, 2370],
+    [0.987654321, 987, 4962],
   ])('computed and server-based waits with random %d: %i ms, then %i ms', (r, computed, server) => {
-    const state = policy({ random: () => r }).start();
-    expect(state.next(response(503))).toMatchObject({ retry: true, delay: computed });
-    expect(state.next(response(503, { 'Retry-After': '2' }))).toMatchObject({ retry: true, delay: server });
+    const state = startCall(policy({ random: () => r }));
+    expect(next(state, response(503))).toMatchObject({ retry: true, delay: computed });
+    expect(next(state, response(503, { 'Retry-After': '2' }))).toMatchObject({ retry: true, delay: server });
   });
 });
 
 describe('a 429 without a timing header backs off as throttling', () => {
   it('never sooner than half of a 1 s-based backoff, whatever random draws', () => {
     for (const r of [0, 0.001, 0.5, 0.999]) {
-      const state = policy({ random: () => r, baseDelay: 50 }).start();
+      const state = startCall(policy({ random: () => r, baseDelay: 50 }));
       const delays = [1, 2, 3].map(() => {
-        const decision = state.next(response(429));
+        const decision = next(state, response(429));
         return decision.retry ? decision.delay : Number.NaN;
       });
       expect(delays[0]).toBeGreaterThanOrEqual(500);
@@ -972,7 +1002,7 @@ describe('a 429 without a timing header backs off as throttling', () => {
   });
 
   it('a 429 with Retry-After waits the server delay as before', () => {
-    expect(first(response(429, { 'retry-after': '2' }))).toStrictEqual(retry(2200, 'status', 2000));
+    expect(first(response(429, { 'retry-after': '2' }))).toStrictEqual(retry(3500, 'status', 2000));
   });
 
   it('decorrelated jitter starts from the 1 s base', () => {

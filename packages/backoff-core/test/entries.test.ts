@@ -19,10 +19,13 @@ function exportedNames(entry: string): string[] {
 
 /** The names whose declaration in src/ has no doc comment right above it (what an editor's hover shows). */
 function undocumented(names: readonly string[]): string[] {
-  const files = readdirSync(SOURCES).map((file) => readFileSync(new URL(file, SOURCES), 'utf8'));
+  // Every folder of src/ (run/, decide/, resume/...).
+  const files = readdirSync(SOURCES, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => readFileSync(new URL(file, SOURCES), 'utf8'));
   return names.filter((name) => {
     const declaration = new RegExp(
-      `^export (?:abstract )?(?:class|function|interface|type|const) ${name}\\b`,
+      `^export (?:abstract |async )?(?:class|function|interface|type|const) ${name}\\b`,
       'm',
     );
     const file = files.find((source) => declaration.test(source));
@@ -39,7 +42,9 @@ describe('the public surface', () => {
       'CircuitOpenError',
       'DEFAULT_METHODS',
       'DEFAULT_STATUS_CODES',
+      'Hedge',
       'Pacer',
+      'ResumeError',
       'RetryBudget',
       'createBackoff',
       'getBackoffResult',
@@ -48,7 +53,7 @@ describe('the public surface', () => {
     ]);
   });
 
-  it('the main entry, types included, is 30 names a user can hold in their head', () => {
+  it('the main entry, types included, is 32 names a user can hold in their head', () => {
     expect(exportedNames('index.ts').sort()).toEqual([
       'Backoff',
       'BackoffMetrics',
@@ -66,9 +71,13 @@ describe('the public surface', () => {
       'DEFAULT_STATUS_CODES',
       'DelayContext',
       'FetchWithBackoff',
+      'Hedge',
+      'HedgeOptions',
       'Jitter',
       'NetworkStatus',
       'Pacer',
+      'ResumeError',
+      'ResumeOptions',
       'RetryBudget',
       'RetryBudgetOptions',
       'RetryBudgetSnapshot',
@@ -83,22 +92,28 @@ describe('the public surface', () => {
     ]);
   });
 
-  it('`backoff-core/adapter` holds the call object, its loop, outcomes and the result attached to what callers get', () => {
+  it('`backoff-core/adapter` holds the runner, the decision step, outcomes and the result attached to what callers get', () => {
     expect(Object.keys(adapter).sort()).toEqual([
       'DEFAULTS',
-      'RetryState',
+      'Stopped',
       'attachResult',
       'classifyError',
       'classifyNetworkFailure',
+      'decide',
       'fetchRedirected',
       'field',
       'headerGetter',
       'isRetryBudget',
       'parseHttpDate',
-      'raceRequest',
+      'receivedHeaders',
       'replayableBody',
-      'sendAttempts',
+      'resumable',
+      'resumeBody',
+      'resumeReadable',
+      'resumeResponse',
+      'runCall',
       'sleep',
+      'startCall',
     ]);
   });
 

@@ -5,10 +5,12 @@ import {
   type BackoffResult,
   CircuitBreaker,
   createBackoff,
+  Hedge,
+  type HedgeOptions,
   Pacer,
   RetryBudget,
 } from 'backoff-core';
-import { type Attempts, classifyError, type Settled, sendAttempts } from 'backoff-core/adapter';
+import { type Client, classifyError, runCall, type Settled } from 'backoff-core/adapter';
 import { describe, expect, it } from 'vitest';
 import { ResponseTimes, settlesRace } from '../src/hedge.js';
 
@@ -29,8 +31,9 @@ interface SentCopy {
 function fakeClient(headers: Record<string, string> = {}, caller?: AbortSignal) {
   const sent: SentCopy[] = [];
   const discarded: Settled<Answer>[] = [];
-  const attempts: Attempts<Answer> = {
-    send(signal) {
+  const attempts: Client<Answer> = {
+    next: () => ({ headers }),
+    send(_attempt, signal) {
       const copy = sent.length + 1;
       return new Promise<Answer>((resolve, reject) => {
         signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
@@ -71,7 +74,7 @@ function setup(options: BackoffOptions = {}, request: { method?: string; replaya
   const clock = new VirtualClock();
   clock.auto = false;
   const policy = createBackoff({
-    hedge: { delay: 50 },
+    hedge: new Hedge({ delay: 50 }),
     random: () => 0,
     baseDelay: 100,
     now: clock.now,
@@ -88,7 +91,7 @@ describe('a hedged attempt: the first answer wins', () => {
   it('sends a copy after the delay; the first success wins, the loser is aborted and its late answer dropped', async () => {
     const { clock, policy } = setup();
     const client = fakeClient();
-    const done = sendAttempts(policy.start(GET), client.attempts);
+    const done = runCall(policy, GET, client.attempts);
     await settle();
     expect(client.sent).toHaveLength(1);
     clock.advance(49);
@@ -112,7 +115,7 @@ describe('a hedged attempt: the first answer wins', () => {
   it('the first copy answering before the delay sends no hedge and leaves no timer', async () => {
     const { clock, policy } = setup();
     const client = fakeClient();
-    const done = sendAttempts(policy.start(GET), client.attempts);
+    const done = runCall(policy, GET, client.attempts);
     await settle();
     client.sent[0]?.answer(200);
     const answer = (await done) as Answer & { result: BackoffResult };
@@ -125,7 +128,7 @@ describe('a hedged attempt: the first answer wins', () => {
   it('a retryable failure of one copy waits for the copy still in flight', async () => {
     const { clock, policy } = setup();
     const client = fakeClient();
-    const done = sendAttempts(policy.start(GET), client.attempts);
+    const done = runCall(policy, GET, client.attempts);
     await settle();
     clock.advance(50);
     await settle();
@@ -142,7 +145,7 @@ describe('a hedged attempt: the first answer wins', () => {
   it('a final failure (404) wins at once and aborts the other copy', async () => {
     const { clock, policy } = setup();
     const client = fakeClient();
-    const done = sendAttempts(policy.start(GET), client.attempts);
+    const done = runCall(policy, GET, client.attempts);
     await settle();
     clock.advance(50);
     await settle();
@@ -156,7 +159,7 @@ describe('a hedged attempt: the first answer wins', () => {
   it('when every copy failed, the last failure is the attempt and the normal retry follows', async () => {
     const { clock, policy } = setup({ retries: 1 });
     const client = fakeClient();
-    const done = sendAttempts(policy.start(GET), client.attempts);
+    const done = runCall(policy, GET, client.attempts);
     await settle();
     clock.advance(50);
     await settle();
@@ -174,9 +177,9 @@ describe('a hedged attempt: the first answer wins', () => {
   });
 
   it('sends up to `max` hedges, each `delay` after the previous copy', async () => {
-    const { clock, policy } = setup({ hedge: { delay: 20, max: 2 } });
+    const { clock, policy } = setup({ hedge: new Hedge({ delay: 20, max: 2 }) });
     const client = fakeClient();
-    const done = sendAttempts(policy.start(GET), client.attempts);
+    const done = runCall(policy, GET, client.attempts);
     for (const expected of [1, 2, 3, 3]) {
       await settle();
       expect(client.sent).toHaveLength(expected);
@@ -201,7 +204,7 @@ describe('every limit still holds for a hedge', () => {
     const { clock, policy } = setup({ budget });
     for (const hedges of [1, 0]) {
       const client = fakeClient();
-      const done = sendAttempts(policy.start(GET), client.attempts);
+      const done = runCall(policy, GET, client.attempts);
       await settle();
       clock.advance(50);
       await settle();
@@ -216,8 +219,8 @@ describe('every limit still holds for a hedge', () => {
     const breaker = new CircuitBreaker({ consecutiveFailures: 1 });
     const { clock, policy } = setup({ circuitBreaker: breaker, retries: 0 });
     const client = fakeClient();
-    const first = sendAttempts(policy.start(GET), client.attempts);
-    const second = sendAttempts(policy.start(GET), client.attempts);
+    const first = runCall(policy, GET, client.attempts);
+    const second = runCall(policy, GET, client.attempts);
     await settle();
     // The first call fails: the circuit opens while the second call's first copy is still out.
     client.sent[0]?.answer(503);
@@ -240,12 +243,12 @@ describe('every limit still holds for a hedge', () => {
       settled.ok
         ? { type: 'response', status: settled.value.status, headers: new Headers(quota) }
         : { type: 'error', kind: classifyError(settled.error), error: settled.error };
-    const first = sendAttempts(policy.start(GET), client.attempts);
+    const first = runCall(policy, GET, client.attempts);
     await settle();
     client.sent[0]?.answer(200);
     await first;
     const acquired = budget.snapshot().acquired;
-    const second = sendAttempts(policy.start(GET), client.attempts);
+    const second = runCall(policy, GET, client.attempts);
     // Held until the quota resets, then sent; its hedge would have to wait for the next second's slot.
     clock.advance(1200);
     await settle();
@@ -261,7 +264,7 @@ describe('every limit still holds for a hedge', () => {
   it('no hedge after the deadline', async () => {
     const { clock, policy } = setup({ deadline: 40 });
     const client = fakeClient();
-    const done = sendAttempts(policy.start(GET), client.attempts);
+    const done = runCall(policy, GET, client.attempts);
     await settle();
     clock.advance(50);
     await settle();
@@ -272,9 +275,9 @@ describe('every limit still holds for a hedge', () => {
 
   it("the caller's abort ends every copy and sends no further one", async () => {
     const caller = new AbortController();
-    const { clock, policy } = setup({ hedge: { delay: 50, max: 2 } });
+    const { clock, policy } = setup({ hedge: new Hedge({ delay: 50, max: 2 }) });
     const client = fakeClient({}, caller.signal);
-    const done = sendAttempts(policy.start(GET), client.attempts);
+    const done = runCall(policy, GET, client.attempts);
     await settle();
     clock.advance(50);
     await settle();
@@ -291,7 +294,7 @@ describe('every limit still holds for a hedge', () => {
     const events: unknown[] = [];
     const { clock, policy } = setup({ onHedge: (event) => void events.push(event) });
     const client = fakeClient();
-    const done = sendAttempts(policy.start(GET), client.attempts);
+    const done = runCall(policy, GET, client.attempts);
     await settle();
     clock.advance(50);
     await settle();
@@ -305,12 +308,12 @@ describe('every limit still holds for a hedge', () => {
       },
     });
     const other = fakeClient();
-    const failed = sendAttempts(broken.start(GET), other.attempts);
+    const failed = runCall(broken, GET, other.attempts);
     await settle();
     clock.advance(50);
     await expect(failed).rejects.toMatchObject({
       cause: { message: 'hook failed' },
-      result: { reason: 'aborted', hedges: 1 },
+      result: { reason: 'callback-error', hedges: 0 },
     });
     expect(other.sent).toHaveLength(1);
     expect(other.sent[0]?.signal?.aborted).toBe(true);
@@ -321,7 +324,7 @@ describe('only what may be sent twice is hedged', () => {
   const slow = async (options: BackoffOptions, request: object, headers: Record<string, string> = {}) => {
     const { clock, policy } = setup(options);
     const client = fakeClient(headers);
-    const done = sendAttempts(policy.start({ ...GET, ...request }), client.attempts);
+    const done = runCall(policy, { ...GET, ...request }, client.attempts);
     await settle();
     clock.advance(50);
     await settle();
@@ -349,7 +352,7 @@ describe('only what may be sent twice is hedged', () => {
   it('no timer and no signal for a call without hedge', async () => {
     const { clock, policy } = setup({ hedge: false });
     const client = fakeClient();
-    const done = sendAttempts(policy.start(GET), client.attempts);
+    const done = runCall(policy, GET, client.attempts);
     await settle();
     expect(clock.pendingCount).toBe(0);
     expect(client.sent[0]?.signal).toBeUndefined();
@@ -375,10 +378,10 @@ describe("hedge: { delay: 'auto' }", () => {
   });
 
   it('sends no hedge until it learned a delay, then hedges after it', async () => {
-    const { clock, policy } = setup({ hedge: { delay: 'auto' }, budget: false });
+    const { clock, policy } = setup({ hedge: new Hedge({ delay: 'auto' }), budget: false });
     for (let i = 0; i < 20; i++) {
       const client = fakeClient();
-      const done = sendAttempts(policy.start(GET), client.attempts);
+      const done = runCall(policy, GET, client.attempts);
       await settle();
       clock.advance(30);
       await settle();
@@ -388,7 +391,7 @@ describe("hedge: { delay: 'auto' }", () => {
     }
     // Learned from a per-request extension as well: one policy's answers.
     const client = fakeClient();
-    const done = sendAttempts(policy.extend({ retries: 1 }).start(GET), client.attempts);
+    const done = runCall(policy.extend({ retries: 1 }), GET, client.attempts);
     await settle();
     clock.advance(29);
     await settle();
@@ -407,7 +410,7 @@ describe('hedges in the metrics', () => {
     const { clock, policy } = setup({ metrics });
     for (const winner of [0, 1]) {
       const client = fakeClient();
-      const done = sendAttempts(policy.start(GET), client.attempts);
+      const done = runCall(policy, GET, client.attempts);
       await settle();
       clock.advance(50);
       await settle();
@@ -420,14 +423,23 @@ describe('hedges in the metrics', () => {
 
 describe('the hedge option is validated', () => {
   it.each([
-    [{ hedge: true }, /Expected `hedge` to be false or \{ delay: ms \| 'auto', max\? \}, got true/],
-    [{ hedge: {} }, /Expected `hedge.delay` to be a number of ms or 'auto', got undefined/],
-    [{ hedge: { delay: -1 } }, /Expected `hedge.delay` to be a number from 0/],
-    [{ hedge: { delay: 'fast' } }, /Expected `hedge.delay` to be a number, got "fast"/],
-    [{ hedge: { delay: 10, max: 0 } }, /Expected `hedge.max` to be an integer from 1 to 10, got 0/],
-    [{ hedge: { delay: 10, copies: 2 } }, /Unknown hedge option `hedge.copies`/],
+    [
+      { hedge: true },
+      /Expected `hedge` to be false or a `new Hedge\(\{ delay: ms \| 'auto', max\? \}\)`, got true/,
+    ],
+    [{ hedge: { delay: 50 } }, /Expected `hedge` to be false or a `new Hedge\(/],
     [{ onHedge: 'log' }, /Expected `onHedge` to be a function/],
   ])('%j throws a clear error', (options, message) => {
     expect(() => createBackoff(options as BackoffOptions)).toThrow(message);
+  });
+
+  it.each([
+    [{}, /Expected `hedge.delay` to be a number of ms or 'auto', got undefined/],
+    [{ delay: -1 }, /Expected `hedge.delay` to be a number from 0/],
+    [{ delay: 'fast' }, /Expected `hedge.delay` to be a number, got "fast"/],
+    [{ delay: 10, max: 0 }, /Expected `hedge.max` to be an integer from 1 to 10, got 0/],
+    [{ delay: 10, copies: 2 }, /Unknown hedge option `hedge.copies`/],
+  ])('new Hedge(%j) throws a clear error', (options, message) => {
+    expect(() => new Hedge(options as HedgeOptions)).toThrow(message);
   });
 });

@@ -5,8 +5,9 @@ import {
   PeriodicExportingMetricReader,
 } from '@opentelemetry/sdk-metrics';
 import { BackoffMetrics, CircuitBreaker, createBackoff, withBackoff } from 'backoff-core';
-import type { Outcome } from 'backoff-core/adapter';
+import { decide, type Outcome, runCall, startCall } from 'backoff-core/adapter';
 import { afterEach, describe, expect, it } from 'vitest';
+import { next, run, ScriptedClient } from './support/calls.ts';
 
 const failure: Outcome = { type: 'response', status: 503 };
 const ok: Outcome = { type: 'response', status: 200 };
@@ -26,15 +27,10 @@ function clock() {
   };
 }
 
-/** Runs one call to its end through the policy, as an adapter does: `outcomes` answer its attempts in order. */
+/** Runs one call to its end on the runner, as an adapter does: `outcomes` answer its attempts in order. */
 async function call(backoff: ReturnType<typeof createBackoff>, outcomes: readonly Outcome[]) {
-  const state = backoff.start(request);
-  for (const outcome of outcomes) {
-    const decision = state.next(outcome);
-    if (!decision.retry) return decision.reason;
-    await state.wait(decision);
-  }
-  throw new Error('script too short');
+  const { result } = await run(backoff, outcomes, request);
+  return result?.reason;
 }
 
 describe('BackoffMetrics', () => {
@@ -69,10 +65,15 @@ describe('BackoffMetrics', () => {
     const two = createBackoff({ metrics, ...clock() });
     await call(one, [failure, failure]);
     await call(two, [ok]);
-    const state = two.start(request);
-    const decision = state.next(failure);
-    if (!decision.retry) throw new Error('expected a retry');
-    await expect(state.wait(decision, AbortSignal.abort())).rejects.toThrow();
+    // The caller aborts while the first attempt is out: the retry's wait ends at once.
+    const controller = new AbortController();
+    const answer = () => {
+      controller.abort();
+      return failure;
+    };
+    expect(await run(two, answer, request, controller.signal)).toMatchObject({
+      error: controller.signal.reason,
+    });
     expect(metrics.snapshot()).toMatchObject({
       calls: 3,
       attempts: 4,
@@ -87,10 +88,10 @@ describe('BackoffMetrics', () => {
     let now = 0;
     const breaker = new CircuitBreaker({ consecutiveFailures: 1 });
     const backoff = createBackoff({ metrics, circuitBreaker: breaker, retries: 0, now: () => now });
-    backoff.start(request).next(failure);
-    expect(() => backoff.start(request)).toThrow(/open/);
+    next(startCall(backoff, request), failure);
+    expect(() => startCall(backoff, request)).toThrow(/open/);
     now += 5000;
-    backoff.start(request).next(ok);
+    next(startCall(backoff, request), ok);
     expect(metrics.snapshot()).toMatchObject({
       calls: 3,
       attempts: 2,
@@ -102,47 +103,50 @@ describe('BackoffMetrics', () => {
     });
   });
 
-  it('counts a call once: an attempt decided again after its stop (ky), and an onRetry that throws', async () => {
+  it('counts a call once: an attempt whose answer the client revised (ky), and an onRetry that throws', async () => {
     const metrics = new BackoffMetrics();
     const backoff = createBackoff({ metrics, budget: false, ...clock() });
-    // ky: fetch's 200 is decided, then an afterResponse hook turns it into a 503 that is decided again.
-    const revised = backoff.start(request);
-    expect(revised.next(ok)).toMatchObject({ retry: false, reason: 'success' });
-    const again = await revised.revise(failure);
-    expect(again.retry).toBe(true);
+    // ky: fetch's 200, which an afterResponse hook turns into a 503, is decided once, as the 503.
+    const revised = Object.assign(new ScriptedClient([ok, ok]), {
+      answer: (_settled: unknown, outcome: Outcome) => (revised.sent === 1 ? failure : outcome),
+    });
+    expect(await runCall(backoff, request, revised)).toBe(ok);
+    expect(revised.result).toMatchObject({ attempts: 2, reason: 'success' });
     const thrower = backoff.extend({
       onRetry: () => {
         throw new Error('no');
       },
     });
-    const state = thrower.start(request);
-    const decision = state.next(failure);
-    if (!decision.retry) throw new Error('expected a retry');
-    await expect(state.wait(decision)).rejects.toThrow('no');
-    expect(metrics.snapshot()).toMatchObject({ calls: 2, stops: { success: 1, status: 1 } });
+    expect(await run(thrower, [failure, ok], request)).toMatchObject({ error: new Error('no'), sent: 1 });
+    expect(metrics.snapshot()).toMatchObject({ calls: 2, stops: { success: 1, 'callback-error': 1 } });
   });
 
   it('an async shouldRetry: the call counts once its decision resolves; an abort meanwhile counts it aborted', async () => {
     const metrics = new BackoffMetrics();
     const backoff = createBackoff({ metrics, budget: false, shouldRetry: async () => false, ...clock() });
-    const decision = backoff.start(request).decide(failure);
+    const decision = decide(startCall(backoff, request), failure);
     expect(metrics.snapshot().calls).toBe(0);
     await expect(decision).resolves.toMatchObject({ retry: false, reason: 'should-retry' });
     expect(metrics.snapshot()).toMatchObject({ calls: 1, stops: { 'should-retry': 1 } });
     const controller = new AbortController();
-    const pending = backoff
-      .extend({ shouldRetry: () => new Promise<boolean>(() => {}) })
-      .start(request)
-      .decide(failure, controller.signal);
+    const pending = decide(
+      startCall(backoff.extend({ shouldRetry: () => new Promise<boolean>(() => {}) }), request),
+      failure,
+      controller.signal,
+    );
     controller.abort(new Error('gone'));
-    await expect(pending).rejects.toThrow('gone');
+    await expect(pending).rejects.toMatchObject({ reason: 'aborted', error: new Error('gone') });
     expect(metrics.snapshot()).toMatchObject({ calls: 2, stops: { 'should-retry': 1, aborted: 1 } });
   });
 
-  it('counting a call allocates nothing: the watcher is one object for every call', () => {
+  it("counting a call allocates nothing: the feature's part is one object for every call", () => {
     const metrics = new BackoffMetrics();
     const { options } = createBackoff({ budget: false });
-    expect(metrics.watcher(options)).toBe(metrics.watcher(options));
+    const feature = metrics.feature(options, []);
+    expect(metrics.feature(options, [])).toBe(feature);
+    const one = startCall(createBackoff({ metrics }), request);
+    const other = startCall(createBackoff({ metrics }), { method: 'PUT', url: 'https://b.example/' });
+    expect(feature.start(one)).toBe(feature.start(other));
   });
 
   it('rejects a meter that is not one', () => {

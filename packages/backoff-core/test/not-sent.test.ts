@@ -1,6 +1,7 @@
 import { type BackoffOptions, createBackoff, RetryBudget } from 'backoff-core';
-import { classifyError, type Outcome, type RequestDescription } from 'backoff-core/adapter';
+import { classifyError, type Outcome, type RequestDescription, startCall } from 'backoff-core/adapter';
 import { describe, expect, it } from 'vitest';
+import { next } from './support/calls.ts';
 
 const NOW = Date.UTC(2026, 11, 2, 12, 0, 0);
 const URL_ = 'http://127.0.0.1:8080/orders';
@@ -17,9 +18,7 @@ const policy = (options: BackoffOptions = {}) =>
   createBackoff({ random: () => 0.5, now: () => NOW, budget: false, ...options });
 const failed = (error: unknown): Outcome => ({ type: 'error', kind: classifyError(error), error });
 const decide = (error: unknown, request: RequestDescription = {}, options: BackoffOptions = {}) =>
-  policy(options)
-    .start({ url: URL_, method: 'POST', ...request })
-    .next(failed(error));
+  next(startCall(policy(options), { url: URL_, method: 'POST', ...request }), failed(error));
 
 describe('classifyError: failures that prove nothing was sent', () => {
   it.each<[string, unknown]>([
@@ -84,21 +83,21 @@ describe('decisions: a request that never left is retried for any method', () =>
   });
 
   it('an unknown host (ENOTFOUND) is retried like any not-sent failure, within retries', () => {
-    const state = policy({ retries: 2 }).start({ url: 'http://api.test/orders', method: 'POST' });
+    const state = startCall(policy({ retries: 2 }), { url: 'http://api.test/orders', method: 'POST' });
     const error = fetchFailed(notFound('api.test'));
-    expect(state.next(failed(error))).toMatchObject({ retry: true, reason: 'not-sent', delay: 500 });
-    expect(state.next(failed(error))).toMatchObject({ retry: true, reason: 'not-sent', delay: 1000 });
-    expect(state.next(failed(error))).toMatchObject({ retry: false, reason: 'retries-exhausted' });
+    expect(next(state, failed(error))).toMatchObject({ retry: true, reason: 'not-sent', delay: 500 });
+    expect(next(state, failed(error))).toMatchObject({ retry: true, reason: 'not-sent', delay: 1000 });
+    expect(next(state, failed(error))).toMatchObject({ retry: false, reason: 'retries-exhausted' });
   });
 
   it('counts against the budget: an empty budget refuses it', () => {
     const budget = new RetryBudget({ reserve: 1, ratio: 0 });
     const backoff = policy({ budget });
-    expect(backoff.start({ url: URL_, method: 'POST' }).next(failed(refused()))).toMatchObject({
+    expect(next(startCall(backoff, { url: URL_, method: 'POST' }), failed(refused()))).toMatchObject({
       retry: true,
       reason: 'not-sent',
     });
-    expect(backoff.start({ url: URL_, method: 'POST' }).next(failed(refused()))).toMatchObject({
+    expect(next(startCall(backoff, { url: URL_, method: 'POST' }), failed(refused()))).toMatchObject({
       retry: false,
       reason: 'budget-exhausted',
     });
@@ -121,9 +120,12 @@ describe('decisions: a request that never left is retried for any method', () =>
 
 describe('the proof holds only for the first hop: a redirect may have delivered the request first', () => {
   const decideAfter = (error: unknown, url: string, redirected: boolean | undefined, method = 'POST') =>
-    policy()
-      .start({ url, method })
-      .next({ type: 'error', kind: classifyError(error), error, redirected });
+    next(startCall(policy(), { url, method }), {
+      type: 'error',
+      kind: classifyError(error),
+      error,
+      redirected,
+    });
 
   it.each<[string, unknown, string]>([
     ['refused on another port', refused('127.0.0.1', 9090), URL_],

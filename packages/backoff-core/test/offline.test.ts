@@ -6,9 +6,10 @@ import {
   type RetryEvent,
   withBackoff,
 } from 'backoff-core';
-import type { Outcome } from 'backoff-core/adapter';
+import { type Outcome, runCall } from 'backoff-core/adapter';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { browserNetworkStatus } from '../src/network.ts';
+import { ScriptedClient } from './support/calls.ts';
 
 const NOW = Date.UTC(2026, 11, 2, 12, 0, 0);
 
@@ -18,10 +19,10 @@ const failedFetch = (): Outcome => ({
   error: new TypeError('Failed to fetch'),
 });
 
-/** Lets promise callbacks run (the wait's continuations), without moving virtual time. */
-const settle = async () => {
-  for (let i = 0; i < 5; i++) await Promise.resolve();
-};
+/** Lets promise callbacks run (the runner's continuations), without moving virtual time. */
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+const OK: Outcome = { type: 'response', status: 200 };
 
 function setup(options: BackoffOptions = {}) {
   const clock = new VirtualClock(NOW);
@@ -40,17 +41,15 @@ function setup(options: BackoffOptions = {}) {
   return { clock, network, events, policy };
 }
 
-/** Starts the wait after one failed attempt; `state` tells whether it has ended. */
-function failOnce(policy: ReturnType<typeof setup>['policy'], outcome: Outcome, signal?: AbortSignal) {
-  const state = policy.start({
-    method: 'POST',
-    url: 'https://api.test/orders',
-    headers: { 'Idempotency-Key': 'k' },
-  });
-  const decision = state.next(outcome);
-  if (!decision.retry) throw new Error(`expected a retry, got ${decision.reason}`);
+/**
+ * Runs a call whose first attempt fails with `outcome` and whose retry succeeds, until its retry's wait began;
+ * `status` tells whether the wait has ended (the call then ends at once).
+ */
+async function failOnce(policy: ReturnType<typeof setup>['policy'], outcome: Outcome, signal?: AbortSignal) {
+  const request = { method: 'POST', url: 'https://api.test/orders', headers: { 'Idempotency-Key': 'k' } };
+  const state = new ScriptedClient([outcome, OK], signal, request.headers);
   const status = { done: false as boolean, error: undefined as unknown };
-  const waiting = state.wait(decision, signal).then(
+  const waiting = runCall(policy, request, state).then(
     () => {
       status.done = true;
     },
@@ -59,6 +58,8 @@ function failOnce(policy: ReturnType<typeof setup>['policy'], outcome: Outcome, 
       status.error = error;
     },
   );
+  await settle();
+  if (state.sent !== 1 || status.done) throw new Error('expected a retry');
   return { state, status, waiting };
 }
 
@@ -66,7 +67,7 @@ describe('offline: a network error while offline waits for the network', () => {
   it('waits past the computed delay until the online event, and says so in onRetry', async () => {
     const { clock, network, events, policy } = setup();
     network.online = false;
-    const { state, status, waiting } = failOnce(policy, failedFetch());
+    const { state, status, waiting } = await failOnce(policy, failedFetch());
     expect(events.map((event) => [event.delay, event.waitingForNetwork])).toEqual([[500, true]]);
 
     clock.advance(500);
@@ -82,8 +83,9 @@ describe('offline: a network error while offline waits for the network', () => {
     network.goOnline();
     await waiting;
     expect(status).toEqual({ done: true, error: undefined });
-    // Offline time is waited time, uncapped by maxDelay (30 s); one retry spent, not more.
-    expect(state.result()).toMatchObject({ attempts: 1, totalDelay: 120_500 });
+    // Offline time is waited time, uncapped by maxDelay (30 s); one retry spent, not more: the retry is attempt 2.
+    expect(state.result).toMatchObject({ attempts: 2, totalDelay: 120_500 });
+    expect(state.sent).toBe(2);
     expect(network.listeners).toBe(0);
     expect(clock.pendingCount).toBe(0);
   });
@@ -91,7 +93,7 @@ describe('offline: a network error while offline waits for the network', () => {
   it('online again before the delay is over: the wait still lasts the whole delay', async () => {
     const { clock, network, policy } = setup();
     network.online = false;
-    const { status, waiting } = failOnce(policy, failedFetch());
+    const { status, waiting } = await failOnce(policy, failedFetch());
     clock.advance(200);
     network.goOnline();
     await settle();
@@ -105,7 +107,7 @@ describe('offline: a network error while offline waits for the network', () => {
   it('an online event while still offline (a flapping link) does not end the wait', async () => {
     const { clock, network, policy } = setup();
     network.online = false;
-    const { status, waiting } = failOnce(policy, failedFetch());
+    const { status, waiting } = await failOnce(policy, failedFetch());
     clock.advance(500);
     await settle();
     // Fire the listeners without coming online.
@@ -121,7 +123,7 @@ describe('offline: a network error while offline waits for the network', () => {
     const { clock, network, policy } = setup({ deadline: 10_000 });
     network.online = false;
     const outcome = failedFetch();
-    const { state, status, waiting } = failOnce(policy, outcome);
+    const { state, status, waiting } = await failOnce(policy, outcome);
     clock.advance(500);
     await settle();
     expect(status.done).toBe(false);
@@ -131,7 +133,7 @@ describe('offline: a network error while offline waits for the network', () => {
     clock.advance(1);
     await waiting;
     expect(status).toEqual({ done: true, error: (outcome as { error: unknown }).error });
-    expect(state.result()).toMatchObject({ attempts: 1, reason: 'deadline', totalDelay: 10_000 });
+    expect(state.result).toMatchObject({ attempts: 1, reason: 'deadline', totalDelay: 10_000 });
     expect(network.listeners).toBe(0);
     expect(clock.pendingCount).toBe(0);
   });
@@ -140,7 +142,7 @@ describe('offline: a network error while offline waits for the network', () => {
     const { clock, network, policy } = setup();
     network.online = false;
     const controller = new AbortController();
-    const { state, status, waiting } = failOnce(policy, failedFetch(), controller.signal);
+    const { state, status, waiting } = await failOnce(policy, failedFetch(), controller.signal);
     clock.advance(500);
     await settle();
     const reason = new Error('gave up');
@@ -148,7 +150,7 @@ describe('offline: a network error while offline waits for the network', () => {
     await waiting;
     expect(status).toEqual({ done: true, error: reason });
     // The call stopped because of the abort, not the network error it was waiting to retry.
-    expect(state.result()).toMatchObject({ attempts: 1, reason: 'aborted' });
+    expect(state.result).toMatchObject({ attempts: 1, reason: 'aborted' });
     expect(network.listeners).toBe(0);
     expect(clock.pendingCount).toBe(0);
   });
@@ -160,7 +162,7 @@ describe('offline: a network error while offline waits for the network', () => {
   ])('%s: waitingForNetwork %s', async (_label, outcome, waits) => {
     const { clock, network, events, policy } = setup();
     network.online = false;
-    const { status } = failOnce(policy, outcome);
+    const { status } = await failOnce(policy, outcome);
     expect(events[0]?.waitingForNetwork).toBe(waits);
     clock.advance(500);
     await settle();
@@ -170,7 +172,7 @@ describe('offline: a network error while offline waits for the network', () => {
 
   it('a network error while online waits only the delay', async () => {
     const { clock, events, policy } = setup();
-    const { waiting } = failOnce(policy, failedFetch());
+    const { waiting } = await failOnce(policy, failedFetch());
     expect(events[0]?.waitingForNetwork).toBe(false);
     clock.advance(500);
     await waiting;
@@ -179,7 +181,7 @@ describe('offline: a network error while offline waits for the network', () => {
   it('network: false never waits for the network, even per request', async () => {
     const { clock, network, events, policy } = setup();
     network.online = false;
-    const { waiting } = failOnce(policy.extend({ network: false }), failedFetch());
+    const { waiting } = await failOnce(policy.extend({ network: false }), failedFetch());
     expect(events[0]?.waitingForNetwork).toBe(false);
     clock.advance(500);
     await waiting;

@@ -2,6 +2,7 @@ import { parseRetryAfter } from 'backoff-core';
 import { type HeadersLike, parseHttpDate } from 'backoff-core/adapter';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parseRateQuota } from '../src/server-timing.ts';
 
 // Wed, 02 Dec 2026 12:00:00 GMT: the fixed "now" of every case (a whole second, so epoch seconds are exact).
 const NOW = Date.UTC(2026, 11, 2, 12, 0, 0);
@@ -71,6 +72,8 @@ const retryAfterSeconds: Case[] = [
 
 const retryAfterDates: Case[] = [
   ['IMF-fixdate', { 'Retry-After': 'Wed, 02 Dec 2026 12:00:30 GMT' }, 30_000],
+  // A lenient extra: the same instant; axios-retry and retry-axios read it (their own suite sends it).
+  ['IMF-fixdate with UTC instead of GMT', { 'Retry-After': 'Wed, 02 Dec 2026 12:00:30 UTC' }, 30_000],
   ['RFC 850', { 'Retry-After': 'Wednesday, 02-Dec-26 12:00:30 GMT' }, 30_000],
   ['asctime with the double-space day', { 'Retry-After': 'Wed Dec  2 12:00:30 2026' }, 30_000],
   ['asctime with a two-digit day', { 'Retry-After': 'Thu Dec 10 00:00:00 2026' }, until(2026, 11, 10)],
@@ -101,7 +104,12 @@ const retryAfterDates: Case[] = [
   ['minute 60', { 'Retry-After': 'Wed, 02 Dec 2026 12:60:00 GMT' }, undefined],
   ['second 61', { 'Retry-After': 'Wed, 02 Dec 2026 12:00:61 GMT' }, undefined],
   ['lowercase gmt', { 'Retry-After': 'Wed, 02 Dec 2026 12:00:30 gmt' }, undefined],
-  ['UTC instead of GMT', { 'Retry-After': 'Wed, 02 Dec 2026 12:00:30 UTC' }, undefined],
+  ['lowercase utc', { 'Retry-After': 'Wed, 02 Dec 2026 12:00:30 utc' }, undefined],
+  [
+    'RFC 850 with UTC (the lenient extra is in the IMF-fixdate form only)',
+    { 'Retry-After': 'Wednesday, 02-Dec-26 12:00:30 UTC' },
+    undefined,
+  ],
   ['a numeric zone', { 'Retry-After': 'Wed, 02 Dec 2026 12:00:30 +0000' }, undefined],
   ['ISO 8601', { 'Retry-After': '2026-12-02T12:00:30Z' }, undefined],
   ['RFC 850 with a short day name', { 'Retry-After': 'Wed, 02-Dec-26 12:00:30 GMT' }, undefined],
@@ -508,5 +516,79 @@ describe('parseRetryAfter properties', () => {
         expect(parseRetryAfter({ 'Retry-After': value }, clock)).toBe(Math.max(0, at - clock));
       }),
     );
+  });
+});
+
+describe('parseRateQuota: what a response says of its quota, for the pacer', () => {
+  const NOW = Date.UTC(2026, 11, 2, 12, 0, 0);
+
+  it('draft-8: the spent item binds, with its named policy, among several', () => {
+    const quota = parseRateQuota(
+      {
+        RateLimit: '"burst";r=5;t=30, "second";r=0;t=2',
+        'RateLimit-Policy': '"burst";q=100;w=60, "second";q=20;w=1',
+      },
+      NOW,
+    );
+    expect(quota).toEqual({ remaining: 0, reset: 2000, interval: 50 });
+  });
+
+  it('draft-8 with quota left: the item with the least left binds, and its policy gives the rate', () => {
+    const quota = parseRateQuota(
+      { RateLimit: '"a";r=50;t=60, "b";r=3;t=1', 'RateLimit-Policy': '"a";q=100;w=60, "b";q=4;w=1' },
+      NOW,
+    );
+    expect(quota).toEqual({ remaining: 3, reset: 1000, interval: 250 });
+  });
+
+  it('draft-7: the dictionary, and the policy whose quota is the limit', () => {
+    const quota = parseRateQuota(
+      { RateLimit: 'limit=10, remaining=0, reset=3', 'RateLimit-Policy': '100;w=60, 10;w=1' },
+      NOW,
+    );
+    expect(quota).toEqual({ remaining: 0, reset: 3000, interval: 100 });
+  });
+
+  it('draft-6: separate fields', () => {
+    const headers = {
+      'RateLimit-Limit': '20',
+      'RateLimit-Remaining': '0',
+      'RateLimit-Reset': '1',
+      'RateLimit-Policy': '20;w=1',
+    };
+    expect(parseRateQuota(headers, NOW)).toEqual({ remaining: 0, reset: 1000, interval: 50 });
+  });
+
+  it('X-RateLimit: an epoch reset, and the limit spread over the time left (no window stated)', () => {
+    const reset = String((NOW + 4000) / 1000);
+    const headers = { 'X-RateLimit-Limit': '8', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': reset };
+    expect(parseRateQuota(headers, NOW)).toEqual({ remaining: 0, reset: 4000, interval: 500 });
+  });
+
+  it('a count and a reset without a limit or a policy still say the quota is spent', () => {
+    expect(parseRateQuota({ 'RateLimit-Remaining': '0', 'RateLimit-Reset': '3' }, NOW)).toEqual({
+      remaining: 0,
+      reset: 3000,
+      interval: undefined,
+    });
+    const reset = String(NOW / 1000 + 5);
+    expect(parseRateQuota({ 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': reset }, NOW)).toEqual({
+      remaining: 0,
+      reset: 5000,
+      interval: undefined,
+    });
+  });
+
+  it('malformed fields are ignored; no field is no quota; a value too large stays finite', () => {
+    expect(parseRateQuota({ RateLimit: '"a";r=x;t=soon', 'RateLimit-Policy': '"a";q=x;w=1' }, NOW)).toEqual({
+      remaining: undefined,
+      reset: undefined,
+      interval: undefined,
+    });
+    expect(parseRateQuota({ 'Content-Type': 'text/plain' }, NOW)).toBeUndefined();
+    const huge = `1${'0'.repeat(400)}`;
+    expect(
+      parseRateQuota({ RateLimit: `"a";r=0;t=${huge}`, 'RateLimit-Policy': `"a";q=1;w=${huge}` }, NOW),
+    ).toEqual({ remaining: 0, reset: 2 ** 53 - 1, interval: 2 ** 53 - 1 });
   });
 });

@@ -1,6 +1,7 @@
 import { type BackoffOptions, createBackoff } from 'backoff-core';
-import type { Outcome, RequestDescription } from 'backoff-core/adapter';
+import { type Outcome, type RequestDescription, startCall } from 'backoff-core/adapter';
 import { describe, expect, it } from 'vitest';
+import { next } from './support/calls.ts';
 
 const NOW = Date.UTC(2026, 11, 2, 12, 0, 0);
 const policy = (options: BackoffOptions = {}) =>
@@ -11,9 +12,7 @@ const answer = (status: number, headers: Record<string, unknown>): Outcome => ({
   headers,
 });
 const decide = (outcome: Outcome, request: RequestDescription = {}, options: BackoffOptions = {}) =>
-  policy(options)
-    .start({ url: 'https://api.test/items', ...request })
-    .next(outcome);
+  next(startCall(policy(options), { url: 'https://api.test/items', ...request }), outcome);
 
 describe('the server says whether to retry: x-should-retry, Stripe-Should-Retry', () => {
   it.each<[string, Record<string, unknown>, number, boolean, string]>([
@@ -76,7 +75,7 @@ describe('the server says whether to retry: x-should-retry, Stripe-Should-Retry'
   it('true still waits at least the server delay, and a longer one than maxRetryAfter still stops', () => {
     expect(decide(answer(400, { 'x-should-retry': 'true', 'retry-after': '2' }))).toMatchObject({
       retry: true,
-      delay: 2200,
+      delay: 3500,
       serverDelay: 2000,
     });
     expect(decide(answer(400, { 'x-should-retry': 'true', 'retry-after': '61' }))).toMatchObject({
@@ -121,9 +120,9 @@ describe('the server says whether to retry: x-should-retry, Stripe-Should-Retry'
 
   it('the budget counts a header-retried 4xx as a failure, and a header-refused 4xx as an answer', () => {
     const backoff = createBackoff({ random: () => 0.5, now: () => NOW, budget: { reserve: 1, ratio: 0.5 } });
-    backoff.start().next(answer(400, { 'x-should-retry': 'false' }));
+    next(startCall(backoff), answer(400, { 'x-should-retry': 'false' }));
     expect(backoff.budget?.snapshot()).toMatchObject({ successes: 1 });
-    backoff.start().next(answer(400, { 'x-should-retry': 'true' }));
+    next(startCall(backoff), answer(400, { 'x-should-retry': 'true' }));
     expect(backoff.budget?.snapshot()).toMatchObject({ successes: 1, acquired: 1 });
   });
 });

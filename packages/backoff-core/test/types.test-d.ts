@@ -22,8 +22,16 @@ import {
   type StopReason,
   withBackoff,
 } from 'backoff-core';
-import type { Decision, ErrorKind, Outcome, RetryState } from 'backoff-core/adapter';
+import {
+  type Call,
+  type Decision,
+  decide,
+  type ErrorKind,
+  type Outcome,
+  startCall,
+} from 'backoff-core/adapter';
 import { describe, expectTypeOf, it } from 'vitest';
+import type { Renamed } from '../src/peer-names.ts';
 
 describe('options', () => {
   it('accepts every documented option with its type', () => {
@@ -77,6 +85,48 @@ describe('options', () => {
     new RetryBudget({ size: 10 });
   });
 
+  it("refuses a peer's option name, in a fresh literal or a variable, with the advice in the type", () => {
+    // As a switcher writes them: each is an error, whatever the value, with no implicit `any` besides.
+    // @ts-expect-error axios-retry's name: use `shouldRetry`
+    createBackoff({ retryCondition: (error) => error.response?.status !== 200 });
+    // @ts-expect-error axios-retry's and retry-axios's name: use `delay` or `baseDelay`
+    createBackoff({ retryDelay: (retryCount) => retryCount * 1000 });
+    // @ts-expect-error ky's name: use `retries`
+    createBackoff({ limit: 3 });
+    // @ts-expect-error ky's name: use `maxDelay`
+    createBackoff({ backoffLimit: Number.POSITIVE_INFINITY });
+    // @ts-expect-error retry-axios's name: use `onRetry`
+    createBackoff({ onRetryAttempt: async (error) => console.warn(error) });
+    // @ts-expect-error retry-axios's name: use `methods`
+    createBackoff({ httpMethodsToRetry: ['GET'] });
+    // @ts-expect-error retry-axios's config key
+    createBackoff({ raxConfig: { retry: 3 } });
+    // @ts-expect-error axios-retry's config key
+    createBackoff({ 'axios-retry': { retries: 0 } });
+    // @ts-expect-error exponential-backoff's name: use `retries`
+    createBackoff({ numOfAttempts: 5 });
+    // A variable is no fresh literal, so no excess-property check saves it: the peer property does.
+    const kept = { retries: 3, retryCondition: () => true };
+    // @ts-expect-error `retryCondition` fits no value
+    createBackoff(kept);
+    // The advice is the type's argument: the editor's message says what to write.
+    expectTypeOf<NonNullable<BackoffOptions['retryCondition']>>().toEqualTypeOf<
+      Renamed<"axios-retry's name: use `shouldRetry`, asked about failures only">
+    >();
+    expectTypeOf<NonNullable<BackoffOptions['limit']>>().toEqualTypeOf<
+      Renamed<"ky's and got's name: use `retries`">
+    >();
+  });
+
+  it('leaves every real option its own type', () => {
+    expectTypeOf<BackoffOptions['retries']>().toEqualTypeOf<number | undefined>();
+    expectTypeOf<BackoffOptions['maxDelay']>().toEqualTypeOf<number | undefined>();
+    expectTypeOf<BackoffOptions['jitter']>().toEqualTypeOf<Jitter | undefined>();
+    expectTypeOf<BackoffOptions['statusCodes']>().toEqualTypeOf<readonly number[] | undefined>();
+    // Infinity is a number: "no limit" type-checks where the runtime accepts it.
+    createBackoff({ maxDelay: Number.POSITIVE_INFINITY, maxRetryAfter: Number.POSITIVE_INFINITY });
+  });
+
   it('gives `shouldRetry` the outcome and the default verdict', () => {
     createBackoff({
       shouldRetry: (context) => {
@@ -118,11 +168,18 @@ describe('events', () => {
   });
 });
 
-describe('decisions and the retry state', () => {
-  it('narrows a Decision on `retry`', () => {
-    const state = createBackoff().start({ method: 'POST', url: '/x', headers: { 'idempotency-key': '"k"' } });
-    expectTypeOf(state).toEqualTypeOf<RetryState>();
-    const decision = state.next({ type: 'response', status: 503, headers: new Headers() });
+describe('decisions and the call', () => {
+  it('narrows a Decision on `retry`', async () => {
+    const call = startCall(createBackoff(), {
+      method: 'POST',
+      url: '/x',
+      headers: { 'idempotency-key': '"k"' },
+    });
+    expectTypeOf(call).toEqualTypeOf<Call>();
+    // A Promise only when `shouldRetry` returns one.
+    const made = decide(call, { type: 'response', status: 503, headers: new Headers() });
+    expectTypeOf(made).toEqualTypeOf<Decision | Promise<Decision>>();
+    const decision = await made;
     expectTypeOf(decision).toEqualTypeOf<Decision>();
     if (decision.retry) {
       expectTypeOf(decision.delay).toBeNumber();
@@ -132,19 +189,19 @@ describe('decisions and the retry state', () => {
       // @ts-expect-error a stop has no delay
       decision.delay;
     }
-    expectTypeOf(state.wait).parameter(1).toEqualTypeOf<AbortSignal | null | undefined>();
+    expectTypeOf(decide).parameter(2).toEqualTypeOf<AbortSignal | undefined>();
   });
 
   it('types an outcome: a response, or an error of a known kind', () => {
     expectTypeOf<ErrorKind>().toEqualTypeOf<
       'network' | 'not-sent' | 'timeout' | 'abort' | 'tls' | 'unknown'
     >();
-    const state = createBackoff().start();
-    state.next({ type: 'error', kind: 'network', error: new TypeError('fetch failed') });
+    const call = startCall(createBackoff());
+    decide(call, { type: 'error', kind: 'network', error: new TypeError('fetch failed') });
     // @ts-expect-error not an error kind
-    state.next({ type: 'error', kind: 'dns', error: null });
+    decide(call, { type: 'error', kind: 'dns', error: null });
     // @ts-expect-error a response needs its status
-    state.next({ type: 'response' });
+    decide(call, { type: 'response' });
   });
 });
 

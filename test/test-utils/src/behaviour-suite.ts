@@ -101,13 +101,13 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       expect(clock.waits).toEqual([100, 300]);
     });
 
-    it('429 with Retry-After in seconds waits the server delay plus a small jitter, never less', async () => {
+    it('429 with Retry-After in seconds waits the server delay plus a spread above it, never less', async () => {
       const route = api.script('/limited', [{ status: 429, headers: { 'Retry-After': '2' } }, 200]);
       const settled = await client().send({ method: 'GET', path: '/limited' });
       expect(settled).toMatchObject({ ok: true, status: 200 });
       expect(route.hits).toHaveLength(2);
-      // 2000 ms floor + 0.5 x 400 ms (20% of the delay).
-      expect(clock.waits).toEqual([2200]);
+      // 2000 ms floor + 0.5 x a window of 3000 ms (1.5 x the delay).
+      expect(clock.waits).toEqual([3500]);
     });
 
     it('429 with an HTTP-date Retry-After waits until that date', async () => {
@@ -117,7 +117,8 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       const settled = await c.send({ method: 'GET', path: '/limited' });
       expect(settled).toMatchObject({ ok: true, status: 200 });
       expect(route.hits).toHaveLength(2);
-      expect(clock.waits).toEqual([3300]);
+      // 3000 ms floor + 0.5 x a window of 3500 ms (1.5 x the delay, at most 3.5 s).
+      expect(clock.waits).toEqual([4750]);
     });
 
     it('a Retry-After list joining seconds and a date (two header lines) waits for the later one', async () => {
@@ -127,8 +128,8 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       const settled = await c.send({ method: 'GET', path: '/limited' });
       expect(settled).toMatchObject({ ok: true, status: 200 });
       expect(route.hits).toHaveLength(2);
-      // 5000 ms floor + 0.5 x 1000 ms (20% of the delay, at most 1 s).
-      expect(clock.waits).toEqual([5500]);
+      // 5000 ms floor + 0.5 x a window of 3500 ms (1.5 x the delay, at most 3.5 s).
+      expect(clock.waits).toEqual([6750]);
     });
 
     it('a Retry-After above maxRetryAfter gives up at once and reports the server delay', async () => {
@@ -341,7 +342,7 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       const timed = api.script('/big', [{ status: 413, headers: { 'Retry-After': '1' } }, 200]);
       expect(await client().send({ method: 'PUT', path: '/big', json: {} })).toMatchObject({ ok: true });
       expect(timed.hits).toHaveLength(2);
-      expect(clock.waits).toEqual([1100]);
+      expect(clock.waits).toEqual([1750]);
       const plain = api.script('/too-big', [413, 200]);
       const settled = await client().send({ method: 'PUT', path: '/too-big', json: {} });
       expectHttpFailure(settled, 413);
@@ -467,7 +468,7 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
         events.map(({ retry, delay, reason, status, method }) => ({ retry, delay, reason, status, method })),
       ).toEqual([
         { retry: 1, delay: 500, reason: 'status', status: 503, method: 'GET' },
-        { retry: 2, delay: 1100, reason: 'status', status: 429, method: 'GET' },
+        { retry: 2, delay: 1750, reason: 'status', status: 429, method: 'GET' },
       ]);
       expect(events[0]?.url).toContain('/items');
     });
@@ -507,6 +508,38 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       expect(bodies).toEqual(['503 busy, retry', '503 down for good']);
       expect(route.hits).toHaveLength(2);
       expect(settled.result).toMatchObject({ attempts: 2, reason: 'should-retry' });
+    });
+
+    it("shouldRetry is asked about failures only: axios-retry's `status !== 200`, translated literally, sends a 201 once", async () => {
+      // As a switcher writes `retryCondition: (e) => e.response?.status !== 200`: a 201 is no failure, so it is
+      // never asked about it (as axios-retry, retry-axios and ky never ask about a success).
+      const route = api.script('/created', [503, 201]);
+      const asked: (number | undefined)[] = [];
+      const settled = await client({
+        shouldRetry: ({ status }) => {
+          asked.push(status);
+          return status !== 200;
+        },
+      }).send({ method: 'GET', path: '/created' });
+      expect(settled).toMatchObject({ ok: true, status: 201 });
+      expect(route.hits).toHaveLength(2);
+      expect(asked).toEqual([503]);
+      expect(settled.result).toMatchObject({ attempts: 2, totalDelay: 500, reason: 'success' });
+
+      // A 2xx that `statusCodes` lists is a failure of the rules: it is asked about, and `false` ends the polling.
+      const job = api.script('/job', [202, 200]);
+      const polled: (number | undefined)[] = [];
+      const done = await client({
+        statusCodes: [202],
+        shouldRetry: ({ status }) => {
+          polled.push(status);
+          return false;
+        },
+      }).send({ method: 'GET', path: '/job' });
+      expect(done).toMatchObject({ ok: true, status: 202 });
+      expect(job.hits).toHaveLength(1);
+      expect(polled).toEqual([202]);
+      expect(done.result).toMatchObject({ attempts: 1, reason: 'should-retry' });
     });
 
     it('an async onRetry is awaited before the wait starts; its rejection ends the call with its error', async () => {
@@ -579,9 +612,10 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       const results = await Promise.all(calls);
       expect(results.filter((settled) => settled.ok && settled.status === 200)).toHaveLength(30);
       expect(results.map((settled) => settled.result?.reason)).toEqual(Array(30).fill('success'));
-      // 30 first attempts, 20 retries after the first window, 10 after the second: every one waited as told.
+      // 30 first attempts, 20 retries after the first window, 10 after the second: every one waited as told,
+      // 2 s + 0.5 x 3 s, and the 10 told twice 2 s + 0.5 x 6 s (the window doubles on a repeated ask).
       expect(route.hits).toHaveLength(60);
-      expect(new Set(clock.waits)).toEqual(new Set([2200]));
+      expect(new Set(clock.waits)).toEqual(new Set([3500, 5000]));
     });
 
     // The server's explicit word (x-should-retry, Stripe-Should-Retry), read from the response the client gives.

@@ -1,6 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BackoffMetrics, type BackoffOptions, CircuitBreaker, Pacer, RetryBudget } from 'backoff-core';
+import { BackoffMetrics, type BackoffOptions, CircuitBreaker, Hedge, Pacer, RetryBudget } from 'backoff-core';
 import { describe, expect, it } from 'vitest';
 import type { BackoffClientDriver, SuiteRequest } from './behaviour-suite.js';
 import { serveTests } from './serve-tests.js';
@@ -80,7 +80,7 @@ export function describeHedgingClient(driver: BackoffClientDriver): void {
       clock = new VirtualClock();
       clock.auto = false;
       return driver.create(server.base, {
-        hedge: { delay: 50 },
+        hedge: new Hedge({ delay: 50 }),
         random: () => 0.5,
         timers: clock.timers,
         now: clock.now,

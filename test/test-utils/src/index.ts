@@ -6,10 +6,11 @@ export {
   type SuiteRequest,
 } from './behaviour-suite.js';
 export { describeCircuitBreakerClient, describeMetricsClient } from './breaker-suite.js';
+export { describeCallbackErrorsClient } from './callback-suite.js';
 export { collected } from './collected.js';
 export { FakeNetwork } from './fake-network.js';
 export { describeHedgingClient } from './hedge-suite.js';
-export { describePacerClient } from './pacer-suite.js';
+export { describePacerClient, type PacerSuiteOptions } from './pacer-suite.js';
 export {
   axiosRequestOptions,
   axiosResponseBody,
@@ -19,4 +20,5 @@ export {
 } from './request-options.js';
 export { API, API_2, type Hit, type Route, ScriptedApi, type Step } from './scripted-api.js';
 export { serveTests, type TestServer } from './serve-tests.js';
+export { describeCircuitStore, describePacerStore } from './store-suite.js';
 export { VirtualClock } from './virtual-clock.js';

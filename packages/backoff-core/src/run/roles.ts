@@ -1,0 +1,169 @@
+/**
+ * How a feature plugs into the runner: by the roles it plays in a call, never by its place in a list. A policy's
+ * features come from the instances its options were given (`new CircuitBreaker()`, `new Pacer()`, `new
+ * BackoffMetrics()`, `new Hedge()`): each makes its `Feature` from the policy's options, so a bundle that never
+ * creates one holds none of its code. No feature imports the runner or the call: only this module.
+ */
+import type { AttemptHeaders, Held } from '../events.js';
+import type { HeadersLike } from '../headers.js';
+import type { Outcome } from '../outcome.js';
+import type { StopReason } from '../reasons.js';
+import type { TimerProvider } from '../sleep.js';
+
+/** What a feature sees of a call. */
+export interface CallView {
+  /** The request's method, upper-case. */
+  readonly method: string;
+  readonly url: string | undefined;
+  /** The request's headers as the call began (a pacer's `key` may read them). */
+  readonly headers: HeadersLike | undefined;
+  /** Attempts sent so far. */
+  readonly attempts: number;
+  /** Time spent in backoff waits so far, in ms. */
+  readonly totalDelay: number;
+  /** Hedges sent so far (copies beyond the first of each attempt). */
+  readonly hedges: number;
+  /** Whether the latest attempt's answer came from a hedge. */
+  readonly hedgeWon: boolean;
+}
+
+/** Something that happened in a call, told to every feature that observes. */
+export type CallEvent =
+  /** A send is held by a gate (a pacer) for `delay` ms. */
+  | { readonly type: 'hold'; readonly delay: number; readonly reason: Held['reason']; readonly key: string }
+  /** A backoff wait of `delay` ms before retry `retry`. */
+  | { readonly type: 'wait'; readonly delay: number; readonly retry: number; readonly reason: string }
+  /** A hedge (copy `copy` of the attempt in flight) is sent, `delay` ms after the previous copy. */
+  | { readonly type: 'hedge'; readonly copy: number; readonly delay: number };
+
+/** A feature's part in one call. Every member is optional: a feature plays the roles it has. */
+export interface FeatureCall {
+  /**
+   * Gate, before each send (the first and every retry): a hold to wait first (its slot is reserved by answering),
+   * or none. Throws to stop the call (a circuit that opened during the wait, a hold past the deadline). `left` is
+   * what remains of the deadline, in ms.
+   */
+  gate?(left: number): Held | undefined | PromiseLike<Held | undefined>;
+  /** A hold this feature asked for was cut short (the caller aborted): give back what it reserved. */
+  release?(hold: Held): void;
+  /** Whether a copy of the attempt in flight may go now (a hedge): `true` reserves what it needs. */
+  admitsCopy?(): boolean;
+  /**
+   * Observer: an attempt ended with `outcome`, before it is decided. `asked` is the delay an answer of 400 or above
+   * asked for. Returns `true` when no retry may go (the origin's circuit is not closed).
+   */
+  attempted?(
+    outcome: Outcome,
+    asked: number | undefined,
+  ): boolean | undefined | PromiseLike<boolean | undefined>;
+  /** Observer: a hold, a wait or a hedge of the call. */
+  observe?(event: CallEvent, call: CallView): void;
+  /**
+   * Watches one send (a copy of an attempt) about to go, its headers final but for what this feature adds (a
+   * trace's context): the watch runs the send and hears how it ended.
+   */
+  sending?(send: SendView, call: CallView): SendWatch | undefined;
+  /**
+   * The call ended, with the reason it stopped; `last` is the status or error kind of the attempt it stopped on
+   * (none when it stopped without one: refused, aborted before it began, or during a wait). Told once.
+   */
+  ended?(reason: StopReason, last: number | string | undefined, call: CallView): void;
+}
+
+/** One send as a feature that watches sends sees it. */
+export interface SendView {
+  /** The attempt it belongs to, 1-based. */
+  readonly attempt: number;
+  /** The copy of that attempt: 1, or 2 and up for a hedge. */
+  readonly copy: number;
+  /** This send's request headers, to add to. */
+  readonly headers: AttemptHeaders;
+}
+
+/** A feature's watch over one send. */
+export interface SendWatch {
+  /** Runs the send (a trace runs it inside its attempt's span, so that HTTP instrumentation nests under it). */
+  run<R>(send: () => R): R;
+  /** The send ended with `outcome`. */
+  done(outcome: Outcome): void;
+}
+
+/** A feature of a policy. */
+export interface Feature {
+  /**
+   * A call starts, before anything is sent: the feature's part in it (one object may serve every call). Throws (or
+   * rejects with) a `Stopped` to refuse it (an open circuit): nothing is sent. A feature whose state lives in a
+   * shared store may answer with a Promise; its `gate` and `attempted` may too.
+   */
+  start(call: CallView): FeatureCall | undefined | PromiseLike<FeatureCall | undefined>;
+}
+
+/** What a feature is made from: the policy's clock, randomness, limits and the statuses it retries. */
+export interface FeatureOptions {
+  readonly now: () => number;
+  readonly random: () => number;
+  readonly timers: TimerProvider;
+  readonly maxRetryAfter: number;
+  readonly statusCodes: ReadonlySet<number>;
+  readonly shouldRetryHeaders: boolean;
+}
+
+/** Something an option takes that plays roles in the calls of a policy (a breaker, a pacer, metrics, hedging). */
+export interface FeatureSource {
+  /** The feature for a policy with `options` (called once per policy by `createBackoff`). */
+  feature(options: FeatureOptions, others: readonly FeatureSource[]): Feature;
+}
+
+/** How one copy of an attempt settled: the client's value (its response), or what it threw. */
+export type Settled<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly error: unknown };
+
+/** How an attempt's race ended: with a copy's outcome, or interrupted (a callback threw: the call has ended). */
+export type Raced<T> = Settled<T> | { readonly ok: false; readonly interrupted: unknown };
+
+/** What a sending strategy is given for one attempt: how to send a copy, and what the runner says of copies. */
+export interface Copies<T> {
+  /**
+   * Sends copy `copy` of the attempt (1: the first), settling with its result, never rejecting; `signal` (its own,
+   * following the caller's) aborts a losing copy. Settles as interrupted when the call must end (a `beforeAttempt`
+   * that failed).
+   */
+  send(copy: number, signal?: AbortSignal): Promise<Raced<T>>;
+  /** A copy's outcome, in the core's terms. */
+  outcome(settled: Settled<T>): Outcome;
+  /** The caller's signal. */
+  readonly signal: AbortSignal | undefined;
+  /** Lets go of a copy's result that will not reach the caller. */
+  discard(settled: Settled<T>): void;
+  /** Whether an outcome is one another copy might improve on (a failure the default rules retry). */
+  retryable(outcome: Outcome): boolean;
+  /**
+   * Asks to send copy `copy` (2: the first hedge), the attempt unanswered after `delay` ms: `false` when it may
+   * not (deadline, circuit, pacer, budget). Throws what `onHedge` threw: the call has then ended.
+   */
+  mayCopy(copy: number, delay: number): boolean;
+  /** Records the copy that answered the attempt, and how long it took. */
+  won(copy: number, outcome: Outcome, elapsed: number): void;
+}
+
+/** How an attempt is sent when the policy hedges (`new Hedge()`): a race of copies. */
+export interface Strategy {
+  send<T>(copies: Copies<T>, call: CallView): Promise<Raced<T>>;
+}
+
+/** Something the `hedge` option takes: the strategy for a policy with `options`. */
+export interface StrategySource {
+  strategy(options: FeatureOptions): Strategy;
+}
+
+/**
+ * Why a call stops other than on an attempt's own outcome, and the error the caller gets for it: what a feature
+ * throws to stop a call (an open circuit: `'circuit-open'`; a hold past the deadline: `'deadline'`).
+ */
+export class Stopped {
+  constructor(
+    readonly reason: StopReason,
+    readonly error: unknown,
+  ) {}
+}

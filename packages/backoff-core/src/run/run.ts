@@ -1,0 +1,811 @@
+import {
+  type Decision,
+  earnsCredit,
+  ownDelay,
+  plan,
+  type RetryDecision,
+  settle,
+  stop,
+} from '../decide/rules.js';
+import { askedDelay, overridden, type Verdict, verdict } from '../decide/verdict.js';
+import type {
+  AttemptContext,
+  AttemptHeaders,
+  BackoffResult,
+  DelayContext,
+  Held,
+  RetryEvent,
+  ShouldRetryContext,
+} from '../events.js';
+import { type HeadersLike, headerGetter } from '../headers.js';
+import { waitForNetwork } from '../network.js';
+import type { Outcome } from '../outcome.js';
+import { describeValue } from '../show.js';
+import { abortReason, anySignal, isThenable, sleep, untilAborted } from '../sleep.js';
+import { Call, type Policy, type RequestDescription } from './call.js';
+import {
+  type CallEvent,
+  type Copies,
+  type FeatureCall,
+  type SendWatch,
+  type Settled,
+  Stopped,
+} from './roles.js';
+
+// RFC 9110 token characters: what a header name may be made of.
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** One attempt as the client is about to send it: its headers, read for the key and changed by `beforeAttempt`. */
+export interface Attempt {
+  /** The headers as they will be sent. */
+  readonly headers: HeadersLike | undefined | null;
+  /**
+   * Sets (a string) or removes (`null`) one header on this attempt's request alone: what `beforeAttempt` and a
+   * trace's context change. A client without it cannot have its headers changed.
+   */
+  header?(name: string, value: string | null): void;
+  /** This attempt with headers of its own, for a hedge's copy that `beforeAttempt` shapes apart. */
+  copy?(): Attempt;
+}
+
+/**
+ * What the runner asks of a client (withBackoff's fetch, axios below its adapter, ky through its hooks): how to
+ * send an attempt, what its result means in the core's terms, and how the caller gets the end of the call.
+ */
+export interface Client<T> {
+  /**
+   * The next attempt, as the client is about to send it. A client that drives its own loop (ky) answers when it
+   * is about to send; the others at once.
+   */
+  next(): Attempt | Promise<Attempt>;
+  /**
+   * Sends one copy of `attempt`. With hedging each copy gets a `signal` of its own that follows the caller's:
+   * send that copy with it instead of the caller's (a losing copy is aborted through it).
+   */
+  send(attempt: Attempt, signal?: AbortSignal): Promise<T>;
+  /** A sent copy's outcome in the core's terms. */
+  outcome(settled: Settled<T>): Outcome;
+  /**
+   * The outcome the client settles on for the attempt that answered, once its own processing of it ran (ky's
+   * hooks may turn a response into a retry, or a failure into a response). By default, `outcome`'s.
+   */
+  answer?(settled: Settled<T>, outcome: Outcome): Outcome | Promise<Outcome>;
+  /** The caller's abort signal, or none. */
+  signal(): AbortSignal | undefined;
+  /** Lets go of a result that will not reach the caller (an unread body holds its connection). */
+  discard?(settled: Settled<T>): void;
+  /**
+   * The error the caller gets when the call ends other than with an attempt's own outcome (an abort during a
+   * wait, an open circuit, a callback's own error), in the client's own terms. By default, that reason itself.
+   */
+  interrupted?(reason: unknown): unknown;
+  /**
+   * What the caller gets, with the call's result attached: the last attempt's own value or error, or the error
+   * of an interruption. Throw to reject.
+   */
+  finish(settled: Settled<T>, result: BackoffResult): T;
+}
+
+/** Puts a generated Idempotency-Key on the outgoing request; returns the headers as they will be sent. */
+export type Stamp = (name: string, key: string) => HeadersLike | undefined | null;
+
+/**
+ * Calls one of the user's callbacks: what it throws, or a Promise it returns rejects with, ends the call with the
+ * reason `'callback-error'`. The caller gets that error; a non-Error (`undefined`, a string) is wrapped in a
+ * TypeError that names the callback, with `cause` the attempt's own error or response.
+ */
+function callback<R>(name: string, fn: () => R, cause?: unknown): R {
+  const failed = (error: unknown): never => {
+    const thrown =
+      error instanceof Error
+        ? error
+        : new TypeError(`\`${name}\` threw or rejected with ${describeValue(error)}, not an Error.`, {
+            cause,
+          });
+    throw new Stopped('callback-error', thrown);
+  };
+  let value: R;
+  try {
+    value = fn();
+  } catch (error) {
+    return failed(error);
+  }
+  return isThenable(value) ? ((value as PromiseLike<unknown>).then(undefined, failed) as R) : value;
+}
+
+/** What a failing callback was asked about: the attempt's error, or else its response. */
+const causeOf = (outcome: Outcome): unknown => (outcome.type === 'error' ? outcome.error : outcome.response);
+
+/**
+ * The stop for a wait cut short by the call's signal: the caller's abort, or a client that ended the call on its
+ * own and aborted with the `Stopped` it ended for.
+ */
+const stoppedBy = (reason: unknown): Stopped =>
+  reason instanceof Stopped ? reason : new Stopped('aborted', reason);
+
+/** Waits for `value` when it is a Promise, under the caller's signal (an abort ends the call at once). */
+async function awaited<V>(value: V | PromiseLike<V>, signal: AbortSignal | undefined): Promise<V> {
+  if (!isThenable(value)) return value;
+  try {
+    return await untilAborted(value, signal);
+  } catch (error) {
+    if (error instanceof Stopped || signal?.aborted) throw stoppedBy(error);
+    throw error;
+  }
+}
+
+/** The context `shouldRetry` (and, with more, `delay`) gets about one finished attempt. */
+function context(call: Call, outcome: Outcome, judged: Verdict): ShouldRetryContext {
+  const answered = outcome.type === 'response';
+  return {
+    attempt: call.attempts,
+    retries: call.policy.options.retries,
+    method: call.method,
+    url: call.url,
+    status: answered ? outcome.status : undefined,
+    error: answered ? undefined : outcome.error,
+    response: answered ? outcome.response : undefined,
+    headers: answered ? outcome.headers : undefined,
+    outcome,
+    retryable: judged.retryable,
+  };
+}
+
+/** Tells every feature of the call about one event. */
+function tell(call: Call, event: CallEvent): void {
+  if (call.features !== undefined) for (const feature of call.features) feature.observe?.(event, call);
+}
+
+/**
+ * Decides one attempt: the features observe it, the decider judges it, the user's `shouldRetry` and `delay` are
+ * asked where the rules ask them, and the decider's last limits (deadline, circuit, budget) settle it. At once,
+ * unless `shouldRetry` returns a Promise: then a Promise of the decision, which rejects at once (a `Stopped`) when
+ * the caller aborts meanwhile. A callback that throws or rejects ends the call (a `Stopped`, `'callback-error'`).
+ * The decision is recorded on the call (its result, and the previous delay that decorrelated jitter grows from), and
+ * a stop ends the call for every feature, whether the runner or a client that schedules its own waits decides it.
+ */
+export function decide(call: Call, outcome: Outcome, signal?: AbortSignal): Decision | Promise<Decision> {
+  let made: Decision | Promise<Decision>;
+  try {
+    made = judge(call, outcome, signal);
+  } catch (error) {
+    throw ended(call, error);
+  }
+  if (!isThenable(made)) return recorded(call, outcome, made);
+  return made.then(
+    (decision) => recorded(call, outcome, decision),
+    (error: unknown) => {
+      throw ended(call, error);
+    },
+  );
+}
+
+/** Records a decision on the call; a stop ends it, with the status or error kind it stopped on. */
+function recorded(call: Call, outcome: Outcome, decision: Decision): Decision {
+  call.last = decision;
+  if (decision.retry) call.previousDelay = decision.delay;
+  else call.end(decision.reason, outcome.type === 'response' ? outcome.status : outcome.kind);
+  return decision;
+}
+
+/** Ends the call that `error` stopped (a `Stopped`), as an interruption does; returns the error. */
+function ended(call: Call, error: unknown): unknown {
+  if (error instanceof Stopped) {
+    call.last = stop(error.reason, call.asked);
+    call.end(error.reason);
+  }
+  return error;
+}
+
+/** `decide` without the record: the features told, the verdict, the callbacks, the limits. */
+function judge(call: Call, outcome: Outcome, signal: AbortSignal | undefined): Decision | Promise<Decision> {
+  const { options } = call.policy;
+  call.attempts++;
+  const now = options.now();
+  const asked = askedDelay(outcome, now);
+  call.asked = asked;
+  if (asked !== undefined) {
+    call.told++;
+    call.firstAsked ??= now;
+  }
+  // The caller's abort says nothing about the server: no feature learns from it, not even shouldRetry is asked.
+  if (outcome.type === 'error' && outcome.kind === 'abort') return stop('aborted', undefined);
+  let refused = false;
+  const pending: PromiseLike<boolean | undefined>[] = [];
+  for (const feature of call.features ?? []) {
+    const answer = feature.attempted?.(outcome, asked);
+    if (isThenable(answer)) pending.push(answer);
+    else if (answer) refused = true;
+  }
+  // A feature whose store answers later (a shared one): the verdict waits for every feature's word.
+  if (pending.length > 0) {
+    return Promise.all(pending).then((answers) =>
+      verdicts(call, outcome, asked, refused || answers.some(Boolean), signal, options.now()),
+    );
+  }
+  return verdicts(call, outcome, asked, refused, signal, now);
+}
+
+/** The verdict on an attempt the features have observed, `shouldRetry`'s word on it, and the limits. */
+function verdicts(
+  call: Call,
+  outcome: Outcome,
+  asked: number | undefined,
+  refused: boolean,
+  signal: AbortSignal | undefined,
+  now: number,
+): Decision | Promise<Decision> {
+  const { options, budget } = call.policy;
+  const judged = verdict(outcome, asked, call, options);
+  // What may have reached the server fixes the key every later send of a non-idempotent request must carry.
+  if (!call.idempotent && judged.reason !== 'not-sent') call.reached ??= call.sentKey;
+  const status = outcome.type === 'response' ? outcome.status : undefined;
+  if (earnsCredit(judged, status)) budget?.recordSuccess();
+  const { shouldRetry } = options;
+  // Asked about failures only, as every peer asks its callback: a success is no question, nor a retry the client's
+  // own hook asked for.
+  if (shouldRetry === undefined || judged.reason === 'success' || outcome.forced) {
+    return limits(call, outcome, judged, refused, now);
+  }
+  const question = context(call, outcome, judged);
+  const answer = callback('shouldRetry', () => shouldRetry(question), causeOf(outcome));
+  if (!isThenable(answer)) return limits(call, outcome, overridden(judged, answer), refused, now);
+  // An async answer: the clock has moved on by the time the limits are read.
+  return awaited(answer, signal).then((value) =>
+    limits(call, outcome, overridden(judged, value), refused, options.now()),
+  );
+}
+
+/** The decider's limits on a verdict at `now`, with the user's own `delay` asked for a retry they allow. */
+function limits(call: Call, outcome: Outcome, judged: Verdict, refused: boolean, now: number): Decision {
+  const { options, budget } = call.policy;
+  const status = outcome.type === 'response' ? outcome.status : undefined;
+  const { deadline } = options;
+  const left = deadline === undefined ? Number.POSITIVE_INFINITY : deadline - (now - call.started);
+  const planned = plan(judged, call.asked, status === 429, call, left, now, options);
+  if (!planned.retry) return planned;
+  let delay = planned.computed;
+  const own = options.delay;
+  // A retry the client's own hook forced waits what that hook asked, and the client waits it.
+  if (outcome.forced) delay = 0;
+  else if (own !== undefined) {
+    const { retryNumber: retry, serverDelay, computed } = planned;
+    const asked: DelayContext = { ...context(call, outcome, judged), retry, serverDelay, computed };
+    delay = callback('delay', () => ownDelay(own(asked), serverDelay), causeOf(outcome));
+  }
+  const decision = settle(planned, delay, refused, budget);
+  if (decision.retry && planned.closes !== undefined) {
+    // A wait the server asked for: counted apart from `retries`, and the next one starts after its window.
+    call.serverAsked++;
+    call.windowCloses = planned.closes;
+  }
+  return decision;
+}
+
+/** Waits one gate's hold: `onHold` told, every feature told, the hold's slot given back when it is cut short. */
+async function hold(
+  call: Call,
+  gate: FeatureCall,
+  held: Held,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const { options } = call.policy;
+  const { delay, reason, key } = held;
+  try {
+    const { onHold } = options;
+    if (onHold !== undefined) {
+      const event = { delay, reason, key, method: call.method, url: call.url, attempt: call.attempts + 1 };
+      await awaited(
+        callback('onHold', () => onHold(event)),
+        signal,
+      );
+    }
+    tell(call, { type: 'hold', delay, reason, key });
+    const started = options.now();
+    await sleep(delay, signal, options.timers).catch((reason: unknown) => {
+      call.held += Math.min(delay, Math.max(0, options.now() - started));
+      throw stoppedBy(reason);
+    });
+    call.held += delay;
+  } catch (error) {
+    // Cut short: the hold's slot goes back to whoever comes next.
+    gate.release?.(held);
+    throw error;
+  }
+}
+
+/**
+ * Runs every gate before a send (a circuit that opened meanwhile, a pacer's hold) and waits each hold. A gate's
+ * refusal (a circuit that opened, a hold past the deadline) is thrown as a `Stopped`.
+ */
+async function gates(call: Call, signal: AbortSignal | undefined): Promise<void> {
+  const features = call.features;
+  if (features === undefined) return;
+  for (let i = 0; i < features.length; i++) {
+    const gate = features[i] as FeatureCall;
+    const asked = gate.gate?.(call.left());
+    const held = isThenable(asked) ? await asked : asked;
+    if (held === undefined) continue;
+    await hold(call, gate, held, signal);
+    // The gates before this one look again: a circuit may have opened during the hold.
+    for (let j = 0; j < i; j++) {
+      const earlier = features[j] as FeatureCall;
+      const asked = earlier.gate?.(call.left());
+      const again = isThenable(asked) ? await asked : asked;
+      if (again !== undefined) await hold(call, earlier, again, signal);
+    }
+  }
+}
+
+/** What a retry's wait needs of the attempt that failed, kept apart so that the attempt itself can be let go. */
+interface Failed {
+  readonly status: number | undefined;
+  /** Let go once `onRetry` heard of it, unless the wait is for the network (its deadline ends the call with it). */
+  error: unknown;
+  /** It failed on the network while the device was offline: the wait lasts until it is back online. */
+  readonly offline: boolean;
+}
+
+/** What a retry's wait needs of `outcome`. */
+function failed(call: Call, outcome: Outcome): Failed {
+  const { network } = call.policy.options;
+  const answered = outcome.type === 'response';
+  return {
+    status: answered ? outcome.status : undefined,
+    error: answered ? undefined : outcome.error,
+    offline:
+      network !== undefined &&
+      !answered &&
+      (outcome.kind === 'network' || outcome.kind === 'not-sent') &&
+      !network.isOnline(),
+  };
+}
+
+/**
+ * The wait before a retry: `onRetry` told (and awaited when it returns a Promise), then the decision's delay, then,
+ * after a network failure while the device is offline, the wait for the network (bounded by the deadline only).
+ */
+async function wait(call: Call, decision: RetryDecision, failure: Failed, signal: AbortSignal | undefined) {
+  const { options } = call.policy;
+  const { onRetry, network } = options;
+  if (onRetry !== undefined) {
+    const event: RetryEvent = {
+      retry: decision.retryNumber,
+      retries: options.retries,
+      delay: decision.delay,
+      serverDelay: decision.serverDelay,
+      reason: decision.reason,
+      method: call.method,
+      url: call.url,
+      status: failure.status,
+      error: failure.error,
+      waitingForNetwork: failure.offline,
+    };
+    await awaited(
+      callback('onRetry', () => onRetry(event), failure.error),
+      signal,
+    );
+  }
+  // A request parked in its wait holds no more than the wait needs.
+  if (!failure.offline) failure.error = undefined;
+  tell(call, { type: 'wait', delay: decision.delay, retry: decision.retryNumber, reason: decision.reason });
+  // Timed only when an abort can cut the wait short (then only the part that passed counts).
+  const started = signal ? options.now() : 0;
+  try {
+    if (decision.delay > 0) await sleep(decision.delay, signal, options.timers);
+  } catch (reason) {
+    call.totalDelay += Math.min(decision.delay, Math.max(0, options.now() - started));
+    throw stoppedBy(reason);
+  }
+  call.totalDelay += decision.delay;
+  if (!failure.offline || network === undefined) return;
+  // Offline time is not capped by maxDelay and spends no attempt; the deadline ends it with the attempt's error.
+  const from = options.now();
+  const left = options.deadline === undefined ? undefined : Math.max(0, call.left());
+  let ended: 'online' | 'deadline';
+  try {
+    ended = await waitForNetwork(network, signal, options.timers, left);
+  } catch (reason) {
+    throw stoppedBy(reason);
+  } finally {
+    call.totalDelay += Math.max(0, options.now() - from);
+  }
+  if (ended === 'deadline') throw new Stopped('deadline', failure.error);
+}
+
+/** A settled result, never a rejection. */
+function settled<T>(sending: () => Promise<T>): Promise<Settled<T>> {
+  let sent: Promise<T>;
+  try {
+    sent = sending();
+  } catch (error) {
+    sent = Promise.reject(error);
+  }
+  return sent.then(
+    (value) => ({ ok: true, value }),
+    (error: unknown) => ({ ok: false, error }),
+  );
+}
+
+/** Results whose attempt was cut by `attemptTimeout`: each is a `'timeout'` failure, whatever the client says. */
+const timedOut = new WeakSet<Settled<unknown>>();
+
+/** A copy's outcome in the core's terms. */
+function outcomeOf<T>(client: Client<T>, result: Settled<T>): Outcome {
+  return timedOut.has(result)
+    ? { type: 'error', kind: 'timeout', error: (result as { error: unknown }).error }
+    : client.outcome(result);
+}
+
+/** One send's headers as `beforeAttempt` and a trace change them: through the client's attempt, that send's alone. */
+function editable(attempt: Attempt): AttemptHeaders {
+  const change = (name: string, value: string | null) => {
+    if (typeof name !== 'string' || !TOKEN.test(name)) {
+      throw new TypeError(`Expected a header name, got ${describeValue(name)}.`);
+    }
+    if (value !== null && (typeof value !== 'string' || /[\r\n\0]/.test(value))) {
+      throw new TypeError(
+        `Expected \`${name}\` to be set to a string without line breaks, got ${describeValue(value)}.`,
+      );
+    }
+    if (attempt.header === undefined)
+      throw new TypeError('This client cannot change the headers of an attempt.');
+    attempt.header(name, value);
+  };
+  return {
+    // Read afresh every time: a set or a delete shows at once.
+    get: (name) => headerGetter(attempt.headers)(name) ?? null,
+    set: (name, value) => change(name, value),
+    delete: (name) => change(name, null),
+  };
+}
+
+/**
+ * Copy `copy` of the attempt about to go, shaped by `beforeAttempt` (awaited under the copy's signal; its time
+ * counts against the deadline). Throws a `Stopped` when the call must end: the hook failed, or the deadline passed
+ * while it ran.
+ */
+async function shaped(call: Call, attempt: Attempt, copy: number, signal: AbortSignal | undefined) {
+  const { beforeAttempt } = call.policy.options;
+  if (beforeAttempt === undefined) return;
+  const context: AttemptContext = {
+    attempt: call.attempts + 1,
+    retry: call.attempts,
+    copy,
+    method: call.method,
+    url: call.url,
+    previous: call.previous,
+    headers: editable(attempt),
+    // One that never aborts when the caller gave none.
+    signal: signal ?? new AbortController().signal,
+  };
+  const cause = call.previous?.error;
+  await awaited(
+    callback('beforeAttempt', () => beforeAttempt(context), cause),
+    signal,
+  );
+  if (call.left() <= 0) {
+    throw new Stopped(
+      'deadline',
+      cause ?? new DOMException('The deadline passed while beforeAttempt ran.', 'TimeoutError'),
+    );
+  }
+}
+
+/**
+ * Sends one copy, its headers final: cut at `attemptTimeout` (never past the deadline), watched by the features
+ * that watch sends (a trace adds its context to the headers and runs the send inside its span). `signal` is the
+ * copy's own (a hedge's); without one the client's request keeps the signal it has.
+ */
+async function transmit<T>(
+  call: Call,
+  client: Client<T>,
+  attempt: Attempt,
+  copy: number,
+  signal: AbortSignal | undefined,
+): Promise<Settled<T>> {
+  const { attemptTimeout, timers } = call.policy.options;
+  let watches: SendWatch[] | undefined;
+  for (const feature of call.features ?? []) {
+    const watch = feature.sending?.({ attempt: call.attempts + 1, copy, headers: editable(attempt) }, call);
+    if (watch === undefined) continue;
+    watches ??= [];
+    watches.push(watch);
+  }
+  let timer: unknown;
+  let cut: DOMException | undefined;
+  let own = signal;
+  let release = () => {};
+  // The cut joins the copy's signal, or the caller's that the client's request hears.
+  const base = signal ?? client.signal();
+  if (attemptTimeout !== undefined) {
+    const controller = new AbortController();
+    const limit = Math.max(0, Math.min(attemptTimeout, call.left()));
+    timer = timers.setTimeout(() => {
+      cut = new DOMException(
+        `The attempt was not answered within attemptTimeout (${attemptTimeout} ms).`,
+        'TimeoutError',
+      );
+      controller.abort(cut);
+    }, limit);
+    ({ signal: own, release } = base
+      ? anySignal([base, controller.signal])
+      : { signal: controller.signal, release });
+  }
+  let go = () => settled(() => client.send(attempt, own));
+  for (const watch of watches ?? []) {
+    const inner = go;
+    go = () => watch.run(inner);
+  }
+  const result = await go();
+  if (timer !== undefined) timers.clearTimeout(timer);
+  release();
+  // Cut by its own timeout, not by the caller: a timeout failure.
+  if (cut !== undefined && !result.ok && !base?.aborted) timedOut.add(result);
+  if (watches !== undefined) {
+    const outcome = outcomeOf(client, result);
+    for (const watch of watches) watch.done(outcome);
+  }
+  return result;
+}
+
+/** Why a hedge's copy was not sent: its `beforeAttempt` took away the attempt's Idempotency-Key (or changed it). */
+class KeyLostError extends Error {
+  override name = 'KeyLostError';
+}
+
+/**
+ * One attempt, hedged when the policy hedges and the request may be sent twice; else one copy. Its first copy was
+ * shaped already (`attempt`); each hedge's copy is shaped apart, and goes only with the first one's key.
+ */
+async function send<T>(
+  call: Call,
+  client: Client<T>,
+  attempt: Attempt,
+  signal: AbortSignal | undefined,
+): Promise<Settled<T>> {
+  const { strategy, options, budget } = call.policy;
+  call.hedgeWon = false;
+  if (strategy === undefined || !call.replayable || (!call.idempotent && !call.keyed)) {
+    // The client's request already hears the caller: a signal of ours goes only with an attemptTimeout.
+    return transmit(call, client, attempt, 1, undefined);
+  }
+  const key = call.sentKey;
+  const copies: Copies<T> = {
+    send: async (copy, own) => {
+      if (copy === 1) return transmit(call, client, attempt, 1, own);
+      const mine = attempt.copy?.() ?? attempt;
+      try {
+        await shaped(call, mine, copy, own);
+      } catch (error) {
+        if (error instanceof Stopped) return { ok: false, interrupted: error };
+        throw error;
+      }
+      if (!call.idempotent && call.keyOn(mine.headers) !== key) {
+        return {
+          ok: false,
+          error: new KeyLostError("beforeAttempt took this copy's Idempotency-Key away: not sent."),
+        };
+      }
+      return transmit(call, client, mine, copy, own);
+    },
+    outcome: (result) =>
+      !result.ok && result.error instanceof KeyLostError
+        ? { type: 'error', kind: 'not-sent', error: result.error, redirected: false }
+        : outcomeOf(client, result),
+    signal,
+    discard: (result) => client.discard?.(result),
+    retryable: (outcome) =>
+      !(outcome.type === 'error' && outcome.kind === 'abort') &&
+      verdict(outcome, askedDelay(outcome, options.now()), call, options).retryable,
+    mayCopy: (copy, delay) => {
+      if (call.left() <= 0) return false;
+      if (call.features?.some((feature) => feature.admitsCopy?.() === false)) return false;
+      // A hedge is priced as a retry: one the budget cannot pay is refused (and counted so) before onHedge hears
+      // of it; one it can pay is paid once onHedge did.
+      if (budget !== undefined && budget.available < 1) {
+        budget.tryAcquire('hedge');
+        return false;
+      }
+      const { onHedge } = options;
+      if (onHedge !== undefined) {
+        callback('onHedge', () =>
+          onHedge({ copy, delay, method: call.method, url: call.url, attempt: call.attempts + 1 }),
+        );
+      }
+      if (budget !== undefined && !budget.tryAcquire('hedge')) return false;
+      call.hedges++;
+      tell(call, { type: 'hedge', copy, delay });
+      return true;
+    },
+    won: (copy) => {
+      call.hedgeWon = copy > 1;
+    },
+  };
+  const raced = await strategy.send(copies, call);
+  if ('interrupted' in raced) {
+    // A callback ended the call during the race: the copy already out was sent, so it is an attempt.
+    call.attempts++;
+    throw raced.interrupted;
+  }
+  return raced;
+}
+
+/** The error the caller gets for a call that stopped on `stopped`, and the features told. */
+function interrupted<T>(call: Call, client: Client<T>, stopped: Stopped): T {
+  call.last = stop(stopped.reason, call.asked);
+  call.end(stopped.reason);
+  const error = client.interrupted ? client.interrupted(stopped.error) : stopped.error;
+  return client.finish({ ok: false, error }, call.result());
+}
+
+/** The error a resend that lost its Idempotency-Key ends the call with. */
+function keyLost(call: Call): TypeError {
+  const header = call.policy.options.idempotencyKeyHeader;
+  return new TypeError(
+    `A retry of this ${call.method} lost its \`${header}\` header (or got another) before it was sent: a hook (beforeAttempt, or the client's own) removed or changed it. A ${call.method} that may have reached the server is sent again only with the same key, so it was not.`,
+    { cause: call.previous?.error },
+  );
+}
+
+/** How one attempt ended for the loop: the caller's answer, or a retry to wait for. */
+type Step<T> =
+  | { readonly done: true; readonly value: T }
+  | { readonly done: false; readonly retry: RetryDecision; readonly failure: Failed };
+
+/** One attempt: sent (hedged when it may be), answered, decided; its result let go unless the caller gets it. */
+async function attempt<T>(call: Call, client: Client<T>, signal: AbortSignal | undefined): Promise<Step<T>> {
+  const next = client.next();
+  const sending = isThenable(next) ? await next : next;
+  // An attempt begun after the caller aborted sends nothing (the client rejects at once): it is no attempt.
+  const unsent = signal?.aborted === true;
+  if (!unsent && call.policy.options.beforeAttempt !== undefined) await shaped(call, sending, 1, signal);
+  call.sent(sending.headers);
+  // What may have reached the server goes again only with its key: a hook that took it away (or changed it) made
+  // this another request, which is not sent.
+  if (!unsent && call.reached !== undefined && call.sentKey !== call.reached) {
+    throw new Stopped('method-not-idempotent', keyLost(call));
+  }
+  const result = unsent
+    ? await settled(() => client.send(sending))
+    : await send(call, client, sending, signal);
+  if (unsent && !result.ok) {
+    call.last = stop('aborted', undefined);
+    call.end('aborted');
+    return { done: true, value: client.finish(result, call.result()) };
+  }
+  const raw = outcomeOf(client, result);
+  const outcome = client.answer ? await client.answer(result, raw) : raw;
+  let decision: Decision;
+  try {
+    const made = decide(call, outcome, signal);
+    decision = isThenable(made) ? await made : made;
+  } catch (error) {
+    client.discard?.(result);
+    throw error;
+  }
+  if (!decision.retry) return { done: true, value: client.finish(result, call.result()) };
+  client.discard?.(result);
+  const failure = failed(call, outcome);
+  if (call.policy.options.beforeAttempt !== undefined) {
+    call.previous = { status: failure.status, error: failure.error };
+  }
+  return { done: false, retry: decision, failure };
+}
+
+/**
+ * The loop of one call: the gates, an attempt, its wait; until the decider stops it. The attempt's own result is
+ * gone by the time the wait starts: a request parked in its wait holds no more than the wait needs.
+ */
+async function loop<T>(call: Call, client: Client<T>): Promise<T> {
+  const signal = client.signal();
+  for (;;) {
+    await gates(call, signal);
+    const step = await attempt(call, client, signal);
+    if (step.done) return step.value;
+    await wait(call, step.retry, step.failure, signal);
+  }
+}
+
+/** A started call, and why a feature refused it (then nothing may be sent, and every feature heard it ended). */
+interface Begun {
+  readonly call: Call;
+  readonly refusal: Stopped | undefined;
+}
+
+/**
+ * Starts the call of one logical request: a generated key stamped on the request (`stamp` puts it there and returns
+ * the headers as they will be sent), every feature told. At once, unless a feature's start answers later (a shared
+ * store): then a Promise of it.
+ */
+function begin(
+  policy: Policy,
+  request: RequestDescription,
+  stamp: Stamp | undefined,
+): Begun | Promise<Begun> {
+  const call = new Call(policy, request);
+  if (call.key !== undefined && stamp !== undefined) {
+    call.sent(stamp(policy.options.idempotencyKeyHeader, call.key));
+  }
+  const parts: (FeatureCall | undefined | PromiseLike<FeatureCall | undefined>)[] = [];
+  let refusal: Stopped | undefined;
+  let later = false;
+  for (const feature of policy.features) {
+    try {
+      const part = feature.start(call);
+      later ||= isThenable(part);
+      parts.push(part);
+    } catch (error) {
+      refusal ??= refused(error);
+    }
+  }
+  if (!later) return started(call, parts as (FeatureCall | undefined)[], refusal);
+  return Promise.allSettled(parts).then((settled) => {
+    const features: (FeatureCall | undefined)[] = [];
+    for (const part of settled) {
+      if (part.status === 'fulfilled') features.push(part.value);
+      else refusal ??= refused(part.reason);
+    }
+    return started(call, features, refusal);
+  });
+}
+
+/** Why a feature refused a call: an open circuit's `Stopped`, or a callback of the feature's that failed (a key). */
+const refused = (error: unknown): Stopped =>
+  error instanceof Stopped ? error : new Stopped('callback-error', error);
+
+/** The call with its features' parts; a refused one ended at once for every feature. */
+function started(
+  call: Call,
+  parts: readonly (FeatureCall | undefined)[],
+  refusal: Stopped | undefined,
+): Begun {
+  call.features = parts.filter((part): part is FeatureCall => part !== undefined);
+  if (refusal !== undefined) {
+    call.last = stop(refusal.reason, undefined);
+    call.end(refusal.reason);
+  }
+  return { call, refusal };
+}
+
+/**
+ * Starts a call for a client that schedules its own attempts and waits (a simulator in virtual time): decide each
+ * attempt with `decide`, wait each retry's delay yourself. Throws the refusal's error when a feature refused the
+ * call (an open circuit), and a TypeError when a feature's store answers later (use `runCall` then).
+ */
+export function startCall(policy: Policy, request: RequestDescription = {}, stamp?: Stamp): Call {
+  const begun = begin(policy, request, stamp);
+  if (isThenable(begun)) {
+    begun.then(undefined, () => {});
+    throw new TypeError(
+      'A feature of this policy starts a call asynchronously (a shared store): use runCall.',
+    );
+  }
+  if (begun.refusal !== undefined) throw begun.refusal.error;
+  return begun.call;
+}
+
+/**
+ * Runs one logical request: starts its call (an open circuit refuses it here, nothing sent), then sends, decides
+ * and waits until the call stops. Resolves or rejects with what `client.finish` makes of the end.
+ */
+export async function runCall<T>(
+  policy: Policy,
+  request: RequestDescription,
+  client: Client<T>,
+  stamp?: Stamp,
+): Promise<T> {
+  const begun = begin(policy, request, stamp);
+  const { call, refusal } = isThenable(begun) ? await begun : begun;
+  if (refusal !== undefined) return interrupted(call, client, refusal);
+  // Aborted before it began: nothing is sent, and the call ends here and now (a client that rejected the request
+  // itself, as axios does, counts it so before its caller hears of it).
+  const signal = client.signal();
+  if (signal?.aborted) return interrupted(call, client, stoppedBy(abortReason(signal)));
+  try {
+    return await loop(call, client);
+  } catch (error) {
+    if (error instanceof Stopped) return interrupted(call, client, error);
+    throw error;
+  }
+}

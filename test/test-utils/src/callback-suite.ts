@@ -1,0 +1,124 @@
+import { BackoffMetrics, type BackoffOptions, CircuitBreaker, Pacer } from 'backoff-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { BackoffClientDriver, Settled } from './behaviour-suite.js';
+import { API, ScriptedApi } from './scripted-api.js';
+import { VirtualClock } from './virtual-clock.js';
+
+/** One of the options' callbacks failing: how it fails, and the error the caller gets for it. */
+interface Failure {
+  readonly name: string;
+  readonly options: (failure: Error) => BackoffOptions;
+  /** The error the caller must get: the callback's own, or a TypeError naming it. */
+  readonly expected: (failure: Error, settled: Settled) => void;
+  /** A pacer is needed to meet the callback (`onHold`). */
+  readonly paced?: true;
+}
+
+const own = (failure: Error, settled: Settled) => {
+  expect(settled.ok).toBe(false);
+  if (!settled.ok) expect(settled.error).toBe(failure);
+};
+
+const FAILURES: readonly Failure[] = [
+  {
+    name: 'shouldRetry throws',
+    options: (failure) => ({
+      shouldRetry: () => {
+        throw failure;
+      },
+    }),
+    expected: own,
+  },
+  {
+    name: 'shouldRetry rejects',
+    options: (failure) => ({ shouldRetry: () => Promise.reject(failure) }),
+    expected: own,
+  },
+  {
+    name: 'delay throws',
+    options: (failure) => ({
+      delay: () => {
+        throw failure;
+      },
+    }),
+    expected: own,
+  },
+  {
+    name: 'delay returns NaN',
+    options: () => ({ delay: () => Number.NaN }),
+    expected: (_failure, settled) => {
+      expect(settled.ok).toBe(false);
+      if (!settled.ok) expect(String(settled.error)).toMatch(/Expected `delay` to return a number of ms/);
+    },
+  },
+  {
+    name: 'onRetry throws',
+    options: (failure) => ({
+      onRetry: () => {
+        throw failure;
+      },
+    }),
+    expected: own,
+  },
+  {
+    name: 'onHold throws',
+    options: (failure) => ({
+      onHold: () => {
+        throw failure;
+      },
+    }),
+    expected: own,
+    paced: true,
+  },
+];
+
+/**
+ * A call that one of the options' callbacks ends: the caller gets the callback's error, the result says
+ * `'callback-error'`, the metrics count the call, and the breaker hears of the failure the attempt met. Nothing
+ * more is sent.
+ */
+export function describeCallbackErrorsClient(driver: BackoffClientDriver): void {
+  describe(`a failing callback ends the call and says so: ${driver.name}`, () => {
+    const api = new ScriptedApi();
+    let clock = new VirtualClock();
+    beforeAll(() => api.listen());
+    afterEach(() => {
+      expect(clock.pendingCount).toBe(0);
+      api.reset();
+    });
+    afterAll(() => api.close());
+
+    for (const { name, options, expected, paced } of FAILURES) {
+      it(`${name}: the call ends with it, reason 'callback-error', counted, and the breaker hears the 503`, async () => {
+        clock = new VirtualClock();
+        const failure = new Error(`${name}: broken`);
+        const metrics = new BackoffMetrics();
+        const breaker = new CircuitBreaker({ consecutiveFailures: 2 });
+        // The quota is spent for 5 s while the server asks for the retry at once: the retry is held, so onHold is met.
+        const pacer = paced ? new Pacer() : undefined;
+        const route = api.script('/items', [
+          { status: 503, headers: { 'retry-after': '0', ratelimit: '"q";r=0;t=5' } },
+          200,
+        ]);
+        const client = driver.create(API, {
+          random: () => 0.5,
+          timers: clock.timers,
+          now: clock.now,
+          metrics,
+          circuitBreaker: breaker,
+          ...(pacer === undefined ? {} : { pacer }),
+          ...options(failure),
+        });
+        const settled = await client.send({ method: 'GET', path: '/items' });
+        expected(failure, settled);
+        expect(route.hits).toHaveLength(1);
+        expect(settled.result).toMatchObject({ attempts: 1, reason: 'callback-error' });
+        expect(settled.result?.held).toBeUndefined();
+        expect(metrics.snapshot()).toMatchObject({ calls: 1, attempts: 1, stops: { 'callback-error': 1 } });
+        expect(metrics.snapshot().holds).toBe(0);
+        // The 503 is a failure of the backend, and the breaker counted it.
+        expect(breaker.toJSON().origins[new URL(API).origin]).toMatchObject({ consecutiveFailures: 1 });
+      });
+    }
+  });
+}

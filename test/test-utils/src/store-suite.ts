@@ -1,0 +1,261 @@
+import type { CircuitBreaker, Pacer } from 'backoff-core';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The contract of a store behind the `Pacer` and the `CircuitBreaker`, as one suite any store runs (as
+ * unstorage's `testDriver` does for its drivers): `make` gives a fresh, empty store for each test. Every
+ * operation's answer is awaited, so that a store across processes can run the same suite. Times are the `now`
+ * each operation is given (a store with a time source of its own runs it with its clock frozen at `T`).
+ */
+
+const T = Date.UTC(2026, 11, 2, 12, 0, 0);
+const LIMITS: Pacer.StoreLimits = { maxRetryAfter: 60_000, stated: undefined };
+const half = () => 0.5;
+
+/** An answer that says nothing of a quota, or one from the given count. */
+const answer = (
+  status: number,
+  quota: { remaining?: number; reset?: number; interval?: number } = {},
+  { ticket = 0, serverDelay }: { ticket?: number; serverDelay?: number } = {},
+): Pacer.StoreAnswer => ({
+  status,
+  ticket,
+  sentAt: T,
+  serverDelay,
+  remaining: quota.remaining,
+  reset: quota.reset,
+  interval: quota.interval,
+});
+
+/** 2 left of 10 per second, counted at the reset 1 s away. */
+const TWO_LEFT = { remaining: 2, reset: 1000, interval: 100 };
+/** Spent for 1 s, then 10 per second. */
+const SPENT = { remaining: 0, reset: 1000, interval: 100 };
+
+const held = (reserved: Pacer.StoreReservation): Pacer.StoreHold => {
+  if (typeof reserved === 'number' || reserved.type !== 'held')
+    throw new Error(`Expected a hold, got ${JSON.stringify(reserved)}.`);
+  return reserved;
+};
+
+export function describePacerStore(name: string, make: () => Pacer.Store | Promise<Pacer.Store>): void {
+  describe(`Pacer store contract: ${name}`, () => {
+    it('a key it knows nothing of goes at once, and creates no pace', async () => {
+      const store = await make();
+      expect(typeof (await store.reserve('k', T, Infinity, half, LIMITS))).toBe('number');
+      expect(await store.read('k', T)).toBe(0);
+    });
+
+    it('a stated quota paces a new key from its first send', async () => {
+      const store = await make();
+      const stated = { maxRetryAfter: 60_000, stated: 100 };
+      expect(typeof (await store.reserve('k', T, Infinity, () => 0, stated))).toBe('number');
+      expect(held(await store.reserve('k', T, Infinity, () => 0, stated))).toMatchObject({
+        slot: T + 105,
+        delay: 105,
+      });
+    });
+
+    it('quota left lets sends go at once, each spending one, and tickets count them', async () => {
+      const store = await make();
+      await store.learn('k', answer(200, TWO_LEFT), T, LIMITS);
+      const first = await store.reserve('k', T, Infinity, half, LIMITS);
+      const second = await store.reserve('k', T, Infinity, half, LIMITS);
+      expect([typeof first, typeof second]).toEqual(['number', 'number']);
+      expect(second).toBe((first as number) + 1);
+      // Spent: the third waits for the reset.
+      expect(held(await store.reserve('k', T, Infinity, () => 0, LIMITS))).toMatchObject({
+        slot: T + 1000,
+        delay: 1000,
+        reason: 'rate-limit',
+      });
+    });
+
+    it('two sends never get one slot', async () => {
+      const store = await make();
+      await store.learn('k', answer(200, SPENT), T, LIMITS);
+      const reserved = await Promise.all(
+        Array.from({ length: 10 }, () => store.reserve('k', T, Infinity, () => 0, LIMITS)),
+      );
+      const slots = reserved.map((one) => held(one).slot);
+      expect(new Set(slots).size).toBe(10);
+      expect(slots.sort((a, b) => a - b)).toEqual(Array.from({ length: 10 }, (_, i) => T + 1000 + i * 105));
+    });
+
+    it("a refused send reserves nothing: past the deadline's rest, or past the caller's maxRetryAfter", async () => {
+      const store = await make();
+      await store.learn('k', answer(200, SPENT), T, LIMITS);
+      expect(await store.reserve('k', T, 999, half, LIMITS)).toMatchObject({
+        type: 'refused',
+        limit: 'deadline',
+      });
+      const short = { maxRetryAfter: 500, stated: undefined };
+      expect(await store.reserve('k', T, Infinity, half, short)).toMatchObject({
+        type: 'refused',
+        delay: 1000,
+        limit: 'maxRetryAfter',
+      });
+      // A shared lane: another caller, with a longer maxRetryAfter, is held, and takes the first slot.
+      expect(held(await store.reserve('k', T, Infinity, () => 0, LIMITS)).slot).toBe(T + 1000);
+    });
+
+    it('release gives a slot ahead back, and the next send takes it; a slot already due gives nothing back', async () => {
+      const store = await make();
+      await store.learn('k', answer(200, SPENT), T, LIMITS);
+      const first = held(await store.reserve('k', T, Infinity, () => 0, LIMITS));
+      const second = held(await store.reserve('k', T, Infinity, () => 0, LIMITS));
+      await store.release('k', first, T + 10);
+      expect(held(await store.reserve('k', T + 10, Infinity, () => 0, LIMITS)).slot).toBe(first.slot);
+      await store.release('k', second, second.slot);
+      expect(held(await store.reserve('k', second.slot, Infinity, () => 0, LIMITS)).slot).toBe(
+        second.slot + 105,
+      );
+    });
+
+    it('read tells the wait and changes nothing', async () => {
+      const store = await make();
+      await store.learn('k', answer(200, SPENT), T, LIMITS);
+      expect(await store.read('k', T)).toBe(1000);
+      expect(await store.read('k', T)).toBe(1000);
+      expect(await store.read('k', T + 400)).toBe(600);
+      expect(held(await store.reserve('k', T, Infinity, () => 0, LIMITS)).slot).toBe(T + 1000);
+    });
+
+    it('learn counts the sends reserved after the one answered as spent', async () => {
+      const store = await make();
+      await store.learn('k', answer(200, { remaining: 10, reset: 5000, interval: 500 }), T, LIMITS);
+      const tickets = [];
+      for (let i = 0; i < 3; i++) tickets.push(await store.reserve('k', T, Infinity, half, LIMITS));
+      await store.learn(
+        'k',
+        answer(200, { remaining: 2, reset: 5000, interval: 500 }, { ticket: tickets[0] as number }),
+        T,
+        LIMITS,
+      );
+      expect(held(await store.reserve('k', T, Infinity, () => 0, LIMITS))).toMatchObject({ slot: T + 5000 });
+    });
+
+    it("a 429's Retry-After spends the quota until then", async () => {
+      const store = await make();
+      await store.learn('k', answer(429, {}, { serverDelay: 3000 }), T, LIMITS);
+      expect(await store.read('k', T)).toBe(3000);
+    });
+
+    it('keys are kept apart', async () => {
+      const store = await make();
+      await store.learn('a', answer(200, SPENT), T, LIMITS);
+      expect(await store.read('b', T)).toBe(0);
+      expect(typeof (await store.reserve('b', T, Infinity, half, LIMITS))).toBe('number');
+    });
+
+    it('an idle key is forgotten', async () => {
+      const store = await make();
+      await store.learn('k', answer(429, {}, { serverDelay: 1000 }), T, LIMITS);
+      expect(await store.read('k', T + 61_001)).toBe(0);
+      expect(typeof (await store.reserve('k', T + 61_001, Infinity, half, LIMITS))).toBe('number');
+    });
+  });
+}
+
+const RULES: CircuitBreaker.StoreRules = {
+  failureRatio: 0.5,
+  minimumCalls: 20,
+  window: 30_000,
+  consecutiveFailures: 2,
+  breakDuration: 5000,
+  maxBreakDuration: 30_000,
+  halfOpenProbes: 1,
+};
+
+export function describeCircuitStore(
+  name: string,
+  make: () => CircuitBreaker.Store | Promise<CircuitBreaker.Store>,
+): void {
+  describe(`circuit store contract: ${name}`, () => {
+    /** Trips `origin`'s circuit at `T` (two failures in a row). */
+    const trip = async (store: CircuitBreaker.Store, origin = 'o') => {
+      await store.record(origin, T, true, undefined, false, RULES);
+      return store.record(origin, T, true, undefined, false, RULES);
+    };
+
+    it('an origin it knows nothing of is closed: a call goes, not as a probe, and nothing is kept', async () => {
+      const store = await make();
+      expect(await store.admit('o', T, RULES)).toEqual({
+        admitted: true,
+        probe: false,
+        nextProbeIn: 0,
+        change: undefined,
+      });
+      expect(await store.record('o', T, undefined, undefined, false, RULES)).toBeUndefined();
+      expect(await store.read('o')).toBeUndefined();
+    });
+
+    it('failures trip it: the transition is answered, and calls are refused until the break is over', async () => {
+      const store = await make();
+      expect(await trip(store)).toEqual({ from: 'closed', to: 'open', at: T, openUntil: T + 5000 });
+      expect(await store.admit('o', T + 1000, RULES)).toMatchObject({ admitted: false, nextProbeIn: 4000 });
+      expect(await store.read('o')).toMatchObject({ state: 'open', openUntil: T + 5000, opens: 1 });
+    });
+
+    it('after the break one probe goes, atomically: the circuit turns half-open once, and the next call is refused', async () => {
+      const store = await make();
+      await trip(store);
+      const [first, second] = await Promise.all([
+        store.admit('o', T + 5000, RULES),
+        store.admit('o', T + 5000, RULES),
+      ]);
+      expect(first).toEqual({
+        admitted: true,
+        probe: true,
+        nextProbeIn: 0,
+        change: { from: 'open', to: 'half-open', at: T + 5000, openUntil: undefined },
+      });
+      expect(second).toMatchObject({ admitted: false, change: undefined });
+    });
+
+    it("the probe's success closes it; a failed probe re-opens it with the break doubled", async () => {
+      const store = await make();
+      await trip(store);
+      await store.admit('o', T + 5000, RULES);
+      expect(await store.record('o', T + 5100, true, undefined, true, RULES)).toEqual({
+        from: 'half-open',
+        to: 'open',
+        at: T + 5100,
+        openUntil: T + 15_100,
+      });
+      await store.admit('o', T + 15_100, RULES);
+      expect(await store.record('o', T + 15_200, false, undefined, true, RULES)).toMatchObject({
+        to: 'closed',
+      });
+      expect(await store.admit('o', T + 15_200, RULES)).toMatchObject({ admitted: true, probe: false });
+    });
+
+    it('read changes nothing: a restored circuit is clamped by the next admission only', async () => {
+      const store = await make();
+      await trip(store);
+      const saved = new Map<string, CircuitBreaker.StoreCircuit>(
+        [...(await store.entries())].map(([origin, circuit]) => [origin, structuredClone(circuit)]),
+      );
+      const far = saved.get('o');
+      if (far === undefined) throw new Error('The tripped circuit is not among the entries.');
+      far.openUntil = T + 3_600_000;
+      far.restored = true;
+      await store.replace(saved);
+      expect(await store.read('o')).toMatchObject({ openUntil: T + 3_600_000 });
+      expect(await store.read('o')).toMatchObject({ openUntil: T + 3_600_000 });
+      expect(await store.admit('o', T, RULES)).toMatchObject({ admitted: false, nextProbeIn: 5000 });
+      expect(await store.read('o')).toMatchObject({ openUntil: T + 5000, restored: false });
+    });
+
+    it('origins are kept apart, and entries list what is kept', async () => {
+      const store = await make();
+      await trip(store, 'a');
+      await store.record('b', T, false, undefined, false, RULES);
+      expect(await store.admit('b', T, RULES)).toMatchObject({ admitted: true });
+      expect([...(await store.entries())].map(([origin, circuit]) => [origin, circuit.state])).toEqual([
+        ['a', 'open'],
+        ['b', 'closed'],
+      ]);
+    });
+  });
+}

@@ -14,6 +14,8 @@ export {
   DEFAULT_METHODS,
   DEFAULT_STATUS_CODES,
   getBackoffResult,
+  Hedge,
+  type HedgeOptions,
   type Jitter,
   Pacer,
   RetryBudget,

@@ -1,5 +1,6 @@
 import axios, { type AxiosInstance } from 'axios';
 import { type Backoff, createBackoff } from 'backoff-core';
+import { failing, peerConfigError } from './peer-config.js';
 import { countCancelled, type Installation, originalAdapter, retryingAdapter } from './retry-adapter.js';
 import type { AxiosBackoffOptions } from './types.js';
 
@@ -30,7 +31,9 @@ function isAxiosInstance(value: unknown): value is AxiosInstance {
  *
  * It registers one request interceptor, `{ synchronous: true }`, that hands the request's adapter to
  * axios-backoff: retries happen below every interceptor, so they and `transformRequest` / `transformResponse`
- * run once per logical request. Installing twice on one instance throws: remove the first one before.
+ * run once per logical request. Installing twice on one instance throws: remove the first one before. A request
+ * that still carries axios-retry's (`config['axios-retry']`) or retry-axios's (`raxConfig`) settings, its own or
+ * the instance's defaults', fails unsent with an AxiosError `'ERR_BAD_OPTION'` that says what each field is here.
  */
 export function axiosBackoff(instance: AxiosInstance = axios, options?: AxiosBackoffOptions): RemoveBackoff {
   if (!isAxiosInstance(instance)) {
@@ -44,6 +47,13 @@ export function axiosBackoff(instance: AxiosInstance = axios, options?: AxiosBac
   const installation: Installation = { policy: createBackoff(options), active: true };
   const id = instance.interceptors.request.use(
     (config) => {
+      // A peer's settings left behind fail the request unsent, where axios fails any request (never a throw here:
+      // axios 1.13 mishandles a synchronous request interceptor that throws).
+      const leftover = peerConfigError(config, instance);
+      if (leftover !== undefined) {
+        config.adapter = failing(leftover);
+        return config;
+      }
       // axios checks for a cancellation before it calls any adapter: such a call is counted here.
       countCancelled(config, installation);
       config.adapter = retryingAdapter(originalAdapter(config.adapter), installation);

@@ -45,9 +45,27 @@ function headersOf(headers: unknown): HeadersLike | undefined {
   return typeof headers === 'object' && headers !== null ? (headers as HeadersLike) : undefined;
 }
 
+/**
+ * The URL that answered, after any redirect: the http adapter's redirecting transport (follow-redirects) puts it
+ * on the last response as `responseUrl`, a browser's XHR as `responseURL`. axios's fetch adapter keeps neither
+ * the fetch `Response` nor its `url` (its `request` is the `Request` it sent): `undefined` there.
+ */
+function answeredUrl(response: AxiosResponse): string | undefined {
+  const { request } = response as { request?: unknown };
+  const url = field(field(request, 'res'), 'responseUrl') ?? field(request, 'responseURL');
+  return typeof url === 'string' && url !== '' ? url : undefined;
+}
+
 /** A response the adapter resolved with (whatever `validateStatus` let through). */
 export function responseOutcome(response: AxiosResponse): Outcome {
-  return { type: 'response', status: response.status, headers: headersOf(response.headers), response };
+  const { status } = response;
+  return {
+    type: 'response',
+    status,
+    headers: headersOf(response.headers),
+    response,
+    url: answeredUrl(response),
+  };
 }
 
 /**
@@ -68,24 +86,25 @@ function rejectedByStatus(status: number, config: InternalAxiosRequestConfig): b
 /**
  * Whether axios followed a redirect in the attempt that failed, by what its transport tells: the fetch adapter's
  * `Request` carries its `redirect` mode; the http adapter's redirecting transport (follow-redirects) counts the
- * redirects it followed; without it (`maxRedirects: 0`) Node's http follows none. `undefined`: it cannot tell.
+ * redirects it followed; without it (`maxRedirects: 0`) Node's http follows none. `maxRedirects` binds axios's own
+ * http adapter only: any other follows redirects as it likes (one built on fetch does). `undefined`: it cannot tell.
  */
-function redirected(error: unknown, config: InternalAxiosRequestConfig): boolean | undefined {
+function redirected(error: unknown, config: InternalAxiosRequestConfig, http: boolean): boolean | undefined {
   const request = field(error, 'request');
   const mode = field(request, 'redirect');
   if (typeof mode === 'string') return fetchRedirected(mode);
   const count = field(request, '_redirectCount');
   if (typeof count === 'number') return count > 0;
-  const browser = typeof XMLHttpRequest !== 'undefined' && request instanceof XMLHttpRequest;
-  return config.maxRedirects === 0 && !browser ? false : undefined;
+  return http && config.maxRedirects === 0 ? false : undefined;
 }
 
 /**
  * What an adapter rejection means to the core. A rejection for the response's status is a response outcome
  * (its status and headers decide); a failure of the transport, even one that arrives with a response (a body
- * cut mid-way), is an error of its kind. An aborted signal or cancelled token always makes it an abort.
+ * cut mid-way), is an error of its kind. An aborted signal or cancelled token always makes it an abort. `http`:
+ * the adapter is axios's own http adapter.
  */
-export function errorOutcome(error: unknown, config: InternalAxiosRequestConfig): Outcome {
+export function errorOutcome(error: unknown, config: InternalAxiosRequestConfig, http: boolean): Outcome {
   if (config.signal?.aborted || config.cancelToken?.reason !== undefined) {
     return { type: 'error', kind: 'abort', error };
   }
@@ -98,6 +117,6 @@ export function errorOutcome(error: unknown, config: InternalAxiosRequestConfig)
     type: 'error',
     kind,
     error,
-    redirected: kind === 'not-sent' ? redirected(error, config) : undefined,
+    redirected: kind === 'not-sent' ? redirected(error, config, http) : undefined,
   };
 }

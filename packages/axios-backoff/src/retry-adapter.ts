@@ -6,12 +6,12 @@ import axios, {
 } from 'axios';
 import { type Backoff, type BackoffResult, getBackoffResult } from 'backoff-core';
 import {
-  type Attempts,
+  type Attempt,
+  type Client,
   type Outcome,
-  type RetryState,
   replayableBody,
+  runCall,
   type Settled,
-  sendAttempts,
 } from 'backoff-core/adapter';
 import { type AdapterSetting, resolveAdapter } from './axios-compat.js';
 import { discardResponse } from './body.js';
@@ -64,9 +64,11 @@ export function countCancelled(config: InternalAxiosRequestConfig, installation:
   if (backoff === false || cancellation(config) === undefined) return;
   try {
     const policy = backoff === undefined ? installation.policy : installation.policy.extend(backoff);
-    policy.start({ method: config.method, url: requestUrl(config) }).abandon();
+    // A call whose one attempt is refused at once, as axios refuses it: it ends `'aborted'` with nothing sent.
+    const error = cancellation(config);
+    runCall(policy, { method: config.method, url: requestUrl(config) }, cancelled(error)).catch(() => {});
   } catch {
-    // A bad override, or the circuit refused it: the caller gets axios's cancellation either way.
+    // A bad override: the caller gets axios's cancellation either way.
   }
 }
 
@@ -83,7 +85,7 @@ function sendWithRetries(
   installation: Installation,
 ): Promise<AxiosResponse> {
   let adapter: AxiosAdapter;
-  let call: RetryState;
+  let policy: Backoff;
   // Not async itself (a request waiting to retry holds one frame, the loop's): the setup throws as a rejection.
   try {
     // axios has already resolved the adapter it calls (this one): the config goes back to the caller's own
@@ -99,36 +101,58 @@ function sendWithRetries(
     if (!installation.active || backoff === false) return adapter(config);
     if (backoff !== undefined && (typeof backoff !== 'object' || backoff === null))
       rejectBadOverride(backoff);
-    const policy = backoff === undefined ? installation.policy : installation.policy.extend(backoff);
-    call = policy.start(
-      {
-        method: config.method,
-        url: requestUrl(config),
-        headers: config.headers,
-        replayable: replayableBody(config.data),
-      },
-      // A header the caller set to `false` (axios's "never send it") is kept as it is: no key goes out.
-      (name, key) => config.headers.set(name, key),
-    );
+    policy = backoff === undefined ? installation.policy : installation.policy.extend(backoff);
   } catch (error) {
-    return Promise.reject(circuitOpen(error, config));
+    return Promise.reject(error);
   }
-  return sendAttempts(call, new AxiosAttempts(adapter, config));
+  return runCall(
+    policy,
+    {
+      method: config.method,
+      url: requestUrl(config),
+      headers: config.headers,
+      replayable: replayableBody(config.data),
+    },
+    new AxiosClient(adapter, config),
+    // A header the caller set to `false` (axios's "never send it") is kept as it is: no key goes out.
+    (name, key) => config.headers.set(name, key),
+  );
 }
 
-/** One request's attempts through axios's own adapter: what the core's attempt loop asks of axios-backoff. */
-class AxiosAttempts implements Attempts<AxiosResponse> {
+/** A request axios cancelled before sending it: its call ends at once, with axios's own error. */
+function cancelled(error: unknown): Client<never> {
+  return {
+    next: () => ({ headers: undefined }),
+    send: () => Promise.reject(error),
+    outcome: () => ({ type: 'error', kind: 'abort', error }),
+    signal: () => AbortSignal.abort(error),
+    interrupted: () => error,
+    finish: () => {
+      throw error;
+    },
+  };
+}
+
+/** One request through axios's own adapter: what the runner asks of axios-backoff. */
+class AxiosClient implements Client<AxiosResponse> {
   readonly #adapter: AxiosAdapter;
   readonly #config: InternalAxiosRequestConfig;
+  /** The adapter is axios's own http adapter, the one `maxRedirects` binds. */
+  readonly #http: boolean;
   /** The request's signal and cancel token as one AbortSignal for the core's waits, bridged when first needed. */
   #bridge: ReturnType<typeof waitSignal> | undefined;
 
   constructor(adapter: AxiosAdapter, config: InternalAxiosRequestConfig) {
     this.#adapter = adapter;
     this.#config = config;
+    this.#http = adapter === httpAdapter(config);
   }
 
-  send(signal?: AbortSignal): Promise<AxiosResponse> {
+  next(): Attempt {
+    return this.#config;
+  }
+
+  send(_attempt: Attempt, signal?: AbortSignal): Promise<AxiosResponse> {
     // Called as a plain function, as axios calls it: an adapter may be a method that `this` would confuse.
     const adapter = this.#adapter;
     // A hedged copy goes with a config of its own whose signal follows the caller's (and aborts a loser).
@@ -136,7 +160,9 @@ class AxiosAttempts implements Attempts<AxiosResponse> {
   }
 
   outcome(settled: Settled<AxiosResponse>): Outcome {
-    return settled.ok ? responseOutcome(settled.value) : errorOutcome(settled.error, this.#config);
+    return settled.ok
+      ? responseOutcome(settled.value)
+      : errorOutcome(settled.error, this.#config, this.#http);
   }
 
   signal(): AbortSignal | undefined {
@@ -184,6 +210,15 @@ function circuitOpen(error: unknown, config: InternalAxiosRequestConfig): unknow
   const wrapped = new AxiosError((error as Error).message, code, config);
   wrapped.cause = error as Error;
   return withResult(wrapped, getBackoffResult(error) as BackoffResult);
+}
+
+/** axios's own http adapter, where the build has one (not in a browser's). */
+function httpAdapter(config: InternalAxiosRequestConfig): AxiosAdapter | undefined {
+  try {
+    return resolveAdapter('http', config);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Whether two adapter settings name the same adapters (axios's config merge copies a list per request). */

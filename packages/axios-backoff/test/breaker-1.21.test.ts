@@ -1,4 +1,5 @@
 import {
+  describeCallbackErrorsClient,
   describeCircuitBreakerClient,
   describeMetricsClient,
   describePacerClient,
@@ -9,5 +10,7 @@ import { ADAPTERS, axiosDriver } from './support/driver.ts';
 for (const adapter of ADAPTERS) {
   describeCircuitBreakerClient(axiosDriver(axios, adapter));
   describeMetricsClient(axiosDriver(axios, adapter));
-  describePacerClient(axiosDriver(axios, adapter));
+  // axios's fetch adapter keeps no URL of the response that answered a redirect.
+  describePacerClient(axiosDriver(axios, adapter), { answeredUrl: adapter === 'http' });
+  describeCallbackErrorsClient(axiosDriver(axios, adapter));
 }

@@ -1,6 +1,6 @@
 import { VirtualClock } from '@backoff/test-utils';
 import axios, { type AxiosAdapter, type InternalAxiosRequestConfig } from 'axios';
-import { axiosBackoff } from 'axios-backoff';
+import { axiosBackoff, Hedge } from 'axios-backoff';
 import { getBackoffResult } from 'backoff-core';
 import { describe, expect, it } from 'vitest';
 
@@ -24,7 +24,7 @@ describe('axios: a hedge that wins', () => {
     clock.auto = false;
     const { adapter, sent } = heldAdapter();
     const api = axios.create({ adapter, headers: { 'x-team': 'a' } });
-    axiosBackoff(api, { hedge: { delay: 50 }, timers: clock.timers, now: clock.now });
+    axiosBackoff(api, { hedge: new Hedge({ delay: 50 }), timers: clock.timers, now: clock.now });
     const caller = new AbortController();
     const pending = api.get('https://api.test/items', { signal: caller.signal });
     await new Promise((resolve) => setImmediate(resolve));

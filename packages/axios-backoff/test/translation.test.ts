@@ -71,7 +71,11 @@ describe('errorOutcome', () => {
     new AxiosError(message, code, undefined, undefined, response(status) as never);
 
   it('a status rejection is a response outcome: its status and headers decide', () => {
-    const outcome = errorOutcome(withResponse('ERR_BAD_RESPONSE', 'Request failed', 503), config as never);
+    const outcome = errorOutcome(
+      withResponse('ERR_BAD_RESPONSE', 'Request failed', 503),
+      config as never,
+      true,
+    );
     expect(outcome).toMatchObject({ type: 'response', status: 503 });
   });
 
@@ -79,6 +83,7 @@ describe('errorOutcome', () => {
     const outcome = errorOutcome(
       withResponse('ERR_BAD_RESPONSE', 'stream has been aborted', 200),
       config as never,
+      true,
     );
     expect(outcome).toMatchObject({ type: 'error', kind: 'network' });
   });
@@ -87,6 +92,7 @@ describe('errorOutcome', () => {
     const outcome = errorOutcome(
       withResponse('Z_DATA_ERROR', 'incorrect header check', 200),
       config as never,
+      true,
     );
     expect(outcome).toMatchObject({ type: 'error', kind: 'unknown' });
   });
@@ -97,12 +103,14 @@ describe('errorOutcome', () => {
       'Request failed',
       withResponse('ERR_BAD_RESPONSE', 'x', 429),
     );
-    expect(errorOutcome(wrapped, config as never)).toMatchObject({ type: 'response', status: 429 });
+    expect(errorOutcome(wrapped, config as never, false)).toMatchObject({ type: 'response', status: 429 });
   });
 
   it('any error on an aborted request is an abort', () => {
     const aborted = { ...config, signal: AbortSignal.abort() } as unknown as InternalAxiosRequestConfig;
-    expect(errorOutcome(AxiosError.from(coded('ECONNRESET')), aborted)).toMatchObject({ kind: 'abort' });
+    expect(errorOutcome(AxiosError.from(coded('ECONNRESET')), aborted, true)).toMatchObject({
+      kind: 'abort',
+    });
   });
 });
 

@@ -80,6 +80,22 @@ describe('config.backoff (module augmentation of axios)', () => {
     // @ts-expect-error option values are checked
     instance.get('/x', { backoff: { jitter: 'half' } });
   });
+
+  it("refuses axios-retry's and retry-axios's option names, at installation and per request", () => {
+    const instance = axios.create();
+    // @ts-expect-error axios-retry's `retryCondition`: use `shouldRetry`
+    axiosBackoff(instance, { retries: 3, retryCondition: (error) => error.code === 'ECONNABORTED' });
+    // @ts-expect-error axios-retry's `retryDelay`: use `delay`
+    axiosBackoff(instance, { retryDelay: (retryCount) => retryCount * 100 });
+    // @ts-expect-error retry-axios's `onRetryAttempt`: use `onRetry`
+    axiosBackoff(instance, { onRetryAttempt: async (error) => console.warn(error.message) });
+    // @ts-expect-error retry-axios's `httpMethodsToRetry`: use `methods`
+    instance.get('/x', { backoff: { httpMethodsToRetry: ['GET'] } });
+    // @ts-expect-error retry-axios's `retry`: use `retries`
+    instance.get('/x', { backoff: { retry: 0 } });
+    // The options of an instance typed as ours still take a real option with the client's types.
+    axiosBackoff(instance, { shouldRetry: ({ error }) => error?.code === 'ECONNABORTED' });
+  });
 });
 
 describe('the result on responses and errors', () => {

@@ -396,8 +396,8 @@ export function describeCustomAdapterCases(ax: AxiosStatic): void {
       const response = await send(adapter);
       expect(response.status).toBe(200);
       expect(adapter.calls).toBe(2);
-      // The server's 2 s, plus 10% (random 0.5 x 20%): the server delay is a floor.
-      expect(clock.waits).toEqual([2200]);
+      // The server's 2 s, plus 0.5 x a 3 s window (1.5 x the delay): the server delay is a floor.
+      expect(clock.waits).toEqual([3500]);
     });
 
     it('a resolved 503 (validateStatus lets it through) is retried with its Retry-After', async () => {
@@ -407,7 +407,7 @@ export function describeCustomAdapterCases(ax: AxiosStatic): void {
       ]);
       const response = await send(adapter, { validateStatus: () => true });
       expect(response.status).toBe(200);
-      expect(clock.waits).toEqual([1100]);
+      expect(clock.waits).toEqual([1750]);
     });
 
     it('a custom adapter function comes back as response.config.adapter', async () => {

@@ -47,7 +47,8 @@ export function axiosDriver(ax: AxiosStatic, adapter: AdapterName): BackoffClien
               ok: false,
               error,
               status: axiosError && responseOfError(axiosError)?.status,
-              result: resultOf(axiosError),
+              // A callback's own error reaches the caller as it is, with the result on it.
+              result: axiosError ? resultOf(axiosError) : getBackoffResult(error),
             };
           }
         },

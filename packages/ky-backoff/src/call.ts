@@ -1,251 +1,388 @@
-import type { Backoff, BackoffOptions, BackoffResult } from 'backoff-core';
-import type { Decision, Outcome, RetryDecision, RetryState } from 'backoff-core/adapter';
+import type { BackoffResult } from 'backoff-core';
 import {
+  type Attempt,
   attachResult,
+  type Client,
   classifyError,
   classifyNetworkFailure,
+  type ErrorKind,
   fetchRedirected,
   field,
-  raceRequest,
-  replayableBody,
+  type Outcome,
+  type Settled,
+  Stopped,
 } from 'backoff-core/adapter';
-import { bindRetry, boundCall, carry, requestFields, withoutMergeArtefact } from './ky-retry.js';
 
 /** The instance's own `ky.retry` (ky checks its marker with `instanceof`: a bundled copy would not do). */
 export type RetryMarker = (options: { delay: number; code: string }) => unknown;
-/** What the calls of one instance share: `deadline` is its `totalTimeout`, `throws` its `throwHttpErrors`. */
-type Shared = {
-  policy: Backoff;
-  retry: Record<string, unknown>; // the instance's `retry` as kyBackoff sets it; `given`: as it was
-  given: unknown;
-  marker?: RetryMarker | undefined;
-  deadline?: number | undefined;
-  throws: unknown;
-  afterHooks: boolean; // the instance has afterResponse hooks: a response is decided after them, not at fetch
-  calls: Calls;
-};
-/** What a call reads of ky's hook options (ky 2 strips its own options, `throwHttpErrors` too). */
-export type HookOptions = { readonly [key in 'body' | 'backoff' | 'retry' | 'throwHttpErrors']?: unknown };
 
-const LINK = 'x-ky-backoff-link';
-/** The one link from ky's per-call objects to their call: ky's per-call `retry` holds the call's `shouldRetry`, which
- * carries it (`of`); so does each request our hooks saw; a header links ky 2's copy after its own timeout (`take`). */
-export class Calls {
-  readonly #linked = new Map<string, KyCall>();
-  #count = 0;
-  of(retry: unknown): KyCall | undefined {
-    const call = boundCall<KyCall>(retry);
-    return call?.retry === retry ? call : undefined; // else a hook's options sent again: a new call
-  }
-  link(call: KyCall, request: Request): void {
-    request.headers.set(LINK, String(++this.#count));
-    this.#linked.set(String(this.#count), call);
-  }
-  take(request: Request): KyCall | undefined {
-    const id = request.headers.get(LINK) ?? '';
-    const call = this.#linked.get(id);
-    request.headers.delete(LINK);
-    this.#linked.delete(id);
-    return call;
-  }
-}
-
-function answered(response: Response): Outcome {
-  return { type: 'response', status: response.status, headers: response.headers, response };
-}
-// ky's errors by name, as ky's own guards do; `AbortSignal.timeout()`'s DOMException TimeoutError is the caller's.
-const isKyError = (error: unknown, name: string) =>
+/** ky's errors by name, as ky's own guards do; `AbortSignal.timeout()`'s DOMException TimeoutError is the caller's. */
+export const isKyError = (error: unknown, name: string): boolean =>
   field(error, 'name') === name && !(error instanceof DOMException);
+
 /** ky 2's NetworkError wraps fetch's error as `cause`: the core classifies that, else ky's verdict stands. */
-function errorKind(error: unknown, aborted: boolean) {
+function errorKind(error: unknown, aborted: boolean): ErrorKind {
   if (aborted) return 'abort';
+  if (isKyError(error, 'TimeoutError')) return 'timeout';
   const network = isKyError(error, 'NetworkError');
   return network ? classifyNetworkFailure(field(error, 'cause')) : classifyError(error);
 }
-/** A response the core retries (a 2xx in `statusCodes`), as an error ky retries: from fetch, or ky 1.13's hook. */
-class RetriedResponseError extends Error {
+
+const answered = (response: Response): Outcome => ({
+  type: 'response',
+  status: response.status,
+  headers: response.headers,
+  response,
+  url: response.url,
+});
+
+/** A response the core retries although ky would not (a 2xx in `statusCodes`), as an error ky retries. */
+export class RetriedResponseError extends Error {
   override readonly name = 'RetriedResponseError';
   constructor(readonly response: Response) {
     super(`Retrying a ${response.status} response, as \`statusCodes\` asks.`);
   }
 }
-/** One ky call: the core's RetryState, asked by ky's hooks and `retry` functions. It never drives ky. */
-export class KyCall {
-  readonly state: RetryState | undefined;
-  readonly retry: Record<string, unknown>; // ky's per-call copy of the instance's `retry`, bound to this call
-  readonly limit: number; // ky's per-call `limit`: "keep asking me" (0 for a body sent once: ky 2 tees nothing)
-  readonly #retries: number;
-  readonly #throws: boolean; // ky throws an HTTPError for every failed status, and asks `shouldRetry` about it
-  readonly #keepsCopies: boolean; // ky 2 reads a failed body into `HTTPError.data`: `shouldRetry` reads a copy
-  readonly #unsent: boolean; // the caller's signal was aborted before the call: fetch sends nothing
-  readonly #shared: Shared;
-  #request: Request; // the latest seen going out (its signal follows the caller's)
-  #decided: Decision | undefined; // this attempt's decision
-  #fetched: Response | undefined; // the response kyBackoff's fetch returned (the one the caller gets)
-  #copy: Response | undefined;
-  #kyDelay = 0; // a wait left to ky (after ky's own timeout), which its `delay` returns once
-  #refused: BackoffResult | undefined;
-  #relink: 'next' | 'linked' | undefined; // ky 2 sends the next request it shows us as a copy: link them
 
-  constructor(shared: Shared, request: Request, options: HookOptions, ky2: boolean) {
-    const { policy, marker, deadline, throws } = shared;
-    const { backoff } = options;
-    this.retry = options.retry as Record<string, unknown>;
-    this.#shared = shared;
-    this.#request = request;
-    this.#unsent = request.signal.aborted;
-    this.#throws = (options.throwHttpErrors ?? throws) === true;
-    // A Request given as the input brings its own body, a stream.
-    const replayable = options.body == null ? request.body === null : replayableBody(options.body);
-    const asked = requestFields(this.retry, shared.retry, shared.given, policy.options);
-    let own = asked === undefined ? policy : policy.extend(asked);
-    if (backoff !== undefined && backoff !== false)
-      own = own.extend(withoutMergeArtefact(backoff) as BackoffOptions);
-    if (deadline !== undefined && !(deadline >= (own.options.deadline ?? Infinity)))
-      own = own.extend({ deadline });
-    // ky 1.13 cannot retry a status it does not throw for: such a call is decided with no retries.
-    if (!this.#throws && marker === undefined) own = own.extend({ retries: 0 });
-    this.#retries = own.options.retries;
-    this.#keepsCopies = ky2 && own.options.shouldRetry !== undefined;
-    // ky 2 tees a body only when its limit is above 0; with `backoff: false` it bounds the retries hooks force.
-    const limit = !replayable && ky2 ? 0 : Number.MAX_SAFE_INTEGER;
-    this.limit = backoff === false ? Math.min(limit, this.#retries) : limit;
-    const { method, url, headers } = request;
-    // ky clones this request for each retry: a generated key goes along.
-    const stamp = (name: string, key: string) => {
-      headers.set(name, key);
-      return headers;
-    };
-    this.state = backoff === false ? undefined : own.start({ method, url, headers, replayable }, stamp);
-    bindRetry(this.retry, shared.retry, method, this);
+/** A promise with its handles, for the two places a call and ky wait for each other. */
+function deferred<T>() {
+  let resolve!: (value: T) => void;
+  let reject!: (reason: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+/**
+ * Where one call stands between ky and the runner:
+ * - `holding`   the call began in ky's beforeRequest; the runner's gates run (a pacer's hold) while ky waits there;
+ * - `sending`   ky goes on to its fetch; the runner waits for it;
+ * - `answering` kyBackoff's fetch handed the request to the runner, which sends it; ky gets the answer and judges it
+ *               (its hooks, its HTTPError) while the runner waits for that verdict;
+ * - `deciding`  ky asked about the attempt (its shouldRetry, an afterResponse or beforeRetry hook, or the fetch of a
+ *               response it does not throw for) and waits while the runner decides and waits;
+ * - `retrying`  the runner said go: ky goes on to its next attempt;
+ * - `done`      the call ended.
+ */
+type Phase = 'holding' | 'sending' | 'answering' | 'deciding' | 'retrying' | 'done';
+
+/** How ky waits for the call: which of ky's steps asked, and how to answer it. */
+interface Turn {
+  /** `begin`: beforeRequest; `fetch`: kyBackoff's fetch; `ask`: shouldRetry; `after`: afterResponse; `forced`: beforeRetry. */
+  readonly step: 'begin' | 'fetch' | 'ask' | 'after' | 'forced';
+  readonly promise: Promise<unknown>;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (reason: unknown) => void;
+}
+
+/** What a call is made with: the per-call facts kyBackoff read of ky's options. */
+export interface KyCallSetup {
+  readonly request: Request;
+  /** The caller's own signal (ky's hooks see only ky's own, which ky's timeout aborts too). */
+  readonly signal: AbortSignal | undefined;
+  /** Whether ky throws an HTTPError for a status (`throwHttpErrors`). */
+  readonly throws: (status: number) => boolean;
+  /** Whether ky runs afterResponse hooks for this call (kyBackoff's own is the last of them). */
+  readonly afterHooks: boolean;
+  /** The instance's `ky.retry`, where ky has one (2.x, 1.14+). */
+  readonly marker: RetryMarker | undefined;
+  /** ky reads a failed body before it asks: a `shouldRetry` of ours is handed a copy of the response. */
+  readonly keepsCopies: boolean;
+}
+
+/**
+ * One ky call, as the runner drives it (the core's `Client`): ky's own retry loop runs as ky runs it, and at each of
+ * ky's steps the call hands over to the runner, which sends, decides and waits, then answers ky. It never drives ky:
+ * it only answers where ky asks.
+ */
+export class KyCall implements Client<Response> {
+  phase: Phase = 'holding';
+  readonly #setup: KyCallSetup;
+  readonly #controller = new AbortController();
+  readonly #release: () => void;
+  /** ky's step that waits for the call, if one does. */
+  #turn: Turn | undefined;
+  /** The runner waiting for ky's fetch, and for ky's verdict on an attempt. */
+  #sending = deferred<Attempt>();
+  #verdict: ReturnType<typeof deferred<Outcome>> | undefined;
+  /** The verdict that arrived while the runner was still sending (ky's own timeout). */
+  #early: Outcome | undefined;
+  /** The answer to a shouldRetry ky is about to ask: the retry of a response ky would not retry by itself. */
+  #retried: Promise<unknown> | undefined;
+  /** The request of the attempt in flight, how it is sent, and the response kyBackoff's fetch got for it. */
+  #request: Request;
+  #send: ((request: Request) => Promise<Response>) | undefined;
+  #fetched: Response | undefined;
+  /** A copy of a failed response, for a `shouldRetry` of ours (ky reads the one it has into `HTTPError.data`). */
+  #copy: Response | undefined;
+  /** ky's own error for the attempt being decided (what the caller gets if it is the last). */
+  #kyError: unknown;
+  /** Why the runner ended the call other than on an attempt's own outcome (an abort, a callback's error). */
+  #interruption: { readonly error: unknown } | undefined;
+  /** The runner ended: ky's beforeError waits for it to put the result on ky's error. */
+  readonly #ended = deferred<void>();
+
+  constructor(setup: KyCallSetup) {
+    this.#setup = setup;
+    this.#request = setup.request;
+    const { signal } = setup;
+    // The runner's waits hear the caller, and ky when it ends the call on its own (its totalTimeout).
+    const follow = () => this.#controller.abort(signal?.reason);
+    if (signal?.aborted) follow();
+    signal?.addEventListener('abort', follow, { once: true });
+    this.#release = () => signal?.removeEventListener('abort', follow);
   }
-  /** An attempt goes next (beforeRequest, beforeRetry): its request leads here; a pacer may hold it. */
-  begin(request: Request): Promise<void> | undefined {
-    this.#decided = this.#fetched = this.#copy = undefined;
-    this.#request = carry(request, this);
-    if (this.#relink === 'linked') this.#shared.calls.take(request); // ky cloned it from a linked one
-    this.state?.sent(request.headers);
-    if (this.#relink === 'next') this.#shared.calls.link(this, request);
-    this.#relink = this.#relink && 'linked';
-    return this.state?.ready(request.signal)?.catch(this.#ended);
+
+  /** ky waits at `step` until the runner answers. */
+  #wait(step: Turn['step']): Promise<unknown> {
+    const { promise, resolve, reject } = deferred<unknown>();
+    this.#turn = { step, promise, resolve, reject };
+    return promise;
   }
-  /** Sends an attempt (hedged, when the call may be) and notes the response: the object the caller will get. */
+
+  /** Hands ky's verdict on the attempt in flight to the runner. */
+  #judged(outcome: Outcome): void {
+    this.phase = 'deciding';
+    if (this.#verdict === undefined) this.#early = outcome;
+    else this.#verdict.resolve(outcome);
+  }
+
+  // --- ky's steps ---
+
+  /** ky's beforeRequest: waits while the runner's gates run before the first send. */
+  begin(): Promise<unknown> {
+    return this.#wait('begin');
+  }
+
+  /** kyBackoff's fetch: hands ky's request to the runner, which sends it with `send`; resolves with what ky gets. */
   fetch(request: Request, send: (request: Request) => Promise<Response>): Promise<Response> {
-    const pending =
-      (this.state && raceRequest(this.state, request, send, errorKind, this.#ended)) ?? send(request);
-    return pending.then((response) => {
-      this.#fetched = response;
-      if (this.#keepsCopies && !response.ok) this.#copy = response.clone();
-      return this.#shared.afterHooks ? response : this.answer(response, false).then(() => response);
-    });
+    this.phase = 'answering';
+    this.#request = request;
+    this.#send = send;
+    this.#copy = undefined;
+    this.#fetched = undefined;
+    this.#kyError = undefined;
+    this.#verdict = undefined;
+    this.#early = undefined;
+    const answer = this.#wait('fetch') as Promise<Response>;
+    this.#sending.resolve({ headers: request.headers });
+    return answer;
   }
-  /** ky's `delay`: 0, as the core has waited, unless the wait was left to ky. */
-  takeDelay(): number {
-    const delay = this.#kyDelay;
-    this.#kyDelay = 0;
-    return delay;
-  }
-  /** An OK response, or a failed status ky does not throw for, decided at fetch or after the instance's own
-   * afterResponse hooks (`hook`: ky's copy). A retry is `ky.retry()` from a hook, else an error ky retries. */
-  async answer(response: Response, hook: boolean): Promise<unknown> {
-    const { state } = this;
-    if (state === undefined || this.#decided !== undefined || (!response.ok && this.#throws)) return;
-    const decision = await this.#decide(answered(response), undefined);
-    if (decision.retry && hook && this.#shared.marker !== undefined) {
-      await this.#pause(decision, this.#request.signal);
-      return this.#shared.marker({ delay: this.takeDelay(), code: `backoff:${decision.reason}` });
-    }
-    if (hook || decision.retry) response.body?.cancel().catch(() => {});
-    if (decision.retry) throw new RetriedResponseError(response);
-    attachResult(this.#fetched ?? response, state.result()); // fetch's own response, not ky's copy
-  }
-  /** ky's `shouldRetry`, about each failed attempt: the core decides, and a retry waits before ky hears `true`. */
-  shouldRetry(error: unknown): boolean | Promise<boolean> {
-    const decided = this.#decided;
-    if (this.state === undefined || this.#abandoned(error)) return false;
-    if (decided?.retry) return this.#pause(decided, this.#request.signal);
-    const sent = field(error, 'request');
-    const request = sent instanceof Request ? sent : this.#request;
+
+  /**
+   * ky's shouldRetry, about a failed attempt: ky's verdict, answered once the runner decided (and waited, for a
+   * retry). About a retry the runner asked ky for (a response ky would not retry by itself), the runner's go.
+   */
+  ask(error: unknown): unknown {
+    const retried = this.#retried;
+    this.#retried = undefined;
+    if (retried !== undefined) return retried;
+    if (this.phase !== 'answering') return this.phase === 'retrying';
+    this.#kyError = error;
     const response = field(error, 'response');
     const status = isKyError(error, 'HTTPError') && response instanceof Response ? response : undefined;
-    const turned = decided?.reason === 'success' && status !== undefined; // by a request's afterResponse hook
-    if (decided !== undefined && !turned) return this.#stop(error);
-    const kind = errorKind(error, request.signal.aborted && !isKyError(error, 'TimeoutError'));
-    const seen = status === this.#fetched ? (this.#copy ?? status) : status;
-    const outcome: Outcome = seen
-      ? Object.assign(answered(seen), { kyError: error }) // for a `shouldRetry` of ky's
-      : { type: 'error', kind, error, redirected: fetchRedirected(request.redirect) };
-    this.#copy = undefined;
-    const decision = this.#decide(outcome, request, turned);
-    const next = (made: Decision) => (made.retry ? this.#pause(made, request.signal) : this.#stop(error));
-    return decision instanceof Promise ? decision.then(next) : next(decision);
+    const { signal } = this.#request;
+    // ky's HTTPError goes along: a `shouldRetry` of ky's own (its `retry` option) is asked with it.
+    const seen = status !== undefined && status === this.#fetched ? (this.#copy ?? status) : status;
+    const outcome: Outcome =
+      seen !== undefined
+        ? Object.assign(answered(seen), { kyError: error })
+        : {
+            type: 'error',
+            kind: errorKind(error, signal.aborted && !isKyError(error, 'TimeoutError')),
+            error,
+            redirected: fetchRedirected(this.#request.redirect),
+          };
+    const asked = this.#wait('ask');
+    this.#judged(outcome);
+    return asked;
   }
-  // beforeRetry: a retry a hook forced with `ky.retry()` counts (past `retries`, it ends the call); the next begins.
-  retrying(request: Request, error: unknown): Promise<void> | undefined {
-    const { state } = this;
-    const next = () => this.begin(request);
-    if (state === undefined || !isKyError(error, 'ForceRetryError') || this.#decided?.retry) return next();
-    const refuse = () => {
-      if (state.attempts <= this.#retries) return next();
-      this.#refused = { ...state.result(), reason: 'retries-exhausted' };
-      throw attachResult(error, this.#refused);
-    };
-    if (this.#decided !== undefined || this.#fetched === undefined) return refuse();
-    const decision = this.#decide(answered(this.#fetched), undefined);
-    return decision instanceof Promise ? decision.then(refuse) : refuse();
+
+  /**
+   * kyBackoff's afterResponse hook, the last of the call's: the response as ky's hooks made it. One ky throws for is
+   * judged by ky's shouldRetry; any other is judged here.
+   */
+  after(response: Response): Promise<unknown> | undefined {
+    if (this.phase !== 'answering' || (!response.ok && this.#setup.throws(response.status))) return undefined;
+    const asked = this.#wait('after');
+    this.#judged(answered(response));
+    return asked;
   }
-  /** Puts the result on the error; an attempt ky ended without asking (totalTimeout, limit 0) is recorded first. */
-  beforeError(error: unknown): Promise<void> | undefined {
-    const { state } = this;
-    if (this.#relink) this.#shared.calls.take(this.#request); // ky sent no copy
-    if (state === undefined || this.#abandoned(error)) return undefined;
-    let pending: Decision | Promise<Decision> | undefined;
-    if (this.#decided === undefined && this.limit > 0 && isKyError(error, 'TimeoutError')) {
-      this.#decided = state.end({ type: 'error', kind: 'timeout', error }, 'deadline');
-    } else if (this.#decided === undefined && this.limit === 0) {
-      const response = field(error, 'response');
-      const kind = errorKind(error, this.#request.signal.aborted);
-      if (response instanceof Response) pending = this.#decide(answered(response));
-      else if (kind !== 'unknown') pending = this.#decide({ type: 'error', kind, error });
+
+  /**
+   * kyBackoff's beforeRetry: the next attempt begins. A retry forced by a hook of the caller's (`ky.retry()`) is an
+   * attempt's verdict the runner decides like any other: within `retries`, the method gate and the budget.
+   */
+  retrying(error: unknown): Promise<unknown> | undefined {
+    if (this.phase === 'answering' && isKyError(error, 'ForceRetryError')) {
+      const response = this.#fetched;
+      const outcome: Outcome =
+        response !== undefined
+          ? { ...answered(response), forced: true }
+          : { type: 'error', kind: 'unknown', error, forced: true };
+      response?.body?.cancel().catch(() => {});
+      this.#kyError = error;
+      const asked = this.#wait('forced');
+      this.#judged(outcome);
+      return asked;
     }
-    const attach = () => void attachResult(error, this.#refused ?? state.result());
-    return pending instanceof Promise ? pending.then(attach) : attach();
+    if (this.phase === 'retrying') this.phase = 'sending';
+    return undefined;
   }
-  /** Asks the core about this attempt (`revise`: again, on what a later hook made of it). */
-  #decide(outcome: Outcome, request?: Request, revise = false): Decision | Promise<Decision> {
-    const state = this.state as RetryState;
-    if (request !== undefined) state.sent(request.headers);
-    // After ky's own timeout the attempt's signal is spent: an async shouldRetry is then awaited as it is.
-    const { signal } = request ?? this.#request;
-    const live = signal.aborted ? undefined : signal;
-    const made = revise ? state.revise(outcome, live) : state.decide(outcome, live);
-    if (made instanceof Promise) return made.then((decision) => (this.#decided = decision), this.#ended);
-    this.#decided = made;
-    return made;
+
+  /**
+   * ky 2's beforeError, once, for the final error: the attempt's verdict when ky decided it without asking (a
+   * body it would not tee); else ky ended the call on its own (its totalTimeout, a hook that threw), and the runner
+   * stops too. Resolves once the result is on ky's error.
+   */
+  failed(error: unknown): Promise<void> {
+    if (this.phase === 'answering') {
+      this.#kyError = error;
+      const response = field(error, 'response');
+      this.#judged(
+        isKyError(error, 'HTTPError') && response instanceof Response
+          ? answered(response)
+          : {
+              type: 'error',
+              kind: errorKind(error, this.#request.signal.aborted && !isKyError(error, 'TimeoutError')),
+              error,
+            },
+      );
+    } else if (this.phase !== 'done') {
+      this.#kyError = error;
+      const stopped = new Stopped(isKyError(error, 'TimeoutError') ? 'deadline' : 'callback-error', error);
+      this.phase = 'done';
+      this.#controller.abort(stopped);
+      this.#sending.reject(stopped);
+      this.#verdict?.reject(stopped);
+    }
+    return this.#ended.promise;
   }
-  // An attempt that never went out (its signal aborted before fetch) ends the call with no attempt counted.
-  #abandoned(error: unknown): boolean {
-    if (!this.#unsent || this.#decided !== undefined || this.state === undefined) return false;
-    this.#decided = this.state.abandon();
-    return !this.#stop(error);
+
+  /** The core refused the call before anything was sent (a key that cannot travel): ky's beforeRequest fails. */
+  refused(error: unknown): void {
+    const turn = this.#turn;
+    this.#turn = undefined;
+    this.phase = 'done';
+    this.#release();
+    turn?.reject(error);
+    this.#ended.resolve();
   }
-  #stop(error: unknown): false {
-    attachResult(error, this.#refused ?? (this.state as RetryState).result());
-    return false;
+
+  // --- the runner's side (the core's Client) ---
+
+  next(): Promise<Attempt> {
+    if (this.phase === 'done') return Promise.reject(this.#controller.signal.reason);
+    const turn = this.#turn;
+    this.#turn = undefined;
+    this.#sending = deferred<Attempt>();
+    this.phase = this.phase === 'holding' ? 'sending' : 'retrying';
+    // ky goes on: past beforeRequest, or to its next attempt.
+    if (turn?.step === 'after') {
+      const { marker } = this.#setup;
+      // ky 2 retries after its afterResponse hooks only on its own marker; ky 1 retries what a hook throws.
+      if (marker !== undefined) turn.resolve(marker({ delay: 0, code: 'backoff' }));
+      else turn.reject(new RetriedResponseError(this.#fetched as Response));
+    } else {
+      turn?.resolve(turn.step === 'ask' ? true : undefined);
+    }
+    return this.#sending.promise;
   }
-  /** The one wait of a retry: the core's, on the attempt's signal (it follows the caller's). */
-  #pause(decision: RetryDecision, signal: AbortSignal): Promise<true> {
-    const state = this.state as RetryState;
-    if (!signal.aborted) return state.wait(decision, signal).then(() => true as const, this.#ended);
-    // After ky's own timeout only ky's wait still hears the caller: ky waits (`delay`), and the core is told.
-    this.#kyDelay = decision.delay;
-    this.#relink = 'next'; // ky 2 then sends a copy of the next request it shows us (ky 1 shows it that copy)
-    return state.announce(decision).then(() => true as const, this.#ended);
+
+  send(_attempt: Attempt, signal?: AbortSignal): Promise<Response> {
+    const request = this.#request;
+    const send = this.#send as (request: Request) => Promise<Response>;
+    return send(signal ? new Request(request.clone(), { signal }) : request);
   }
-  /** An abort, or a throwing `shouldRetry` or `onRetry`, ended the call: ky is told so if it asks again. */
-  #ended = (reason: unknown): never => {
-    const result = (this.state as RetryState).result();
-    this.#decided = { retry: false, reason: result.reason as 'aborted', serverDelay: undefined };
-    throw attachResult(reason, result);
-  };
+
+  outcome(settled: Settled<Response>): Outcome {
+    if (settled.ok) return answered(settled.value);
+    return {
+      type: 'error',
+      kind: errorKind(settled.error, this.#request.signal.aborted),
+      error: settled.error,
+      redirected: fetchRedirected(this.#request.redirect),
+    };
+  }
+
+  /**
+   * ky's verdict on the attempt: ky gets the answer (a failure, or a response its hooks or its HTTPError judge
+   * first), then says. A response ky would hand over as it is is judged now: ky gets it once it is decided.
+   */
+  answer(settled: Settled<Response>, raw: Outcome): Outcome | Promise<Outcome> {
+    if (this.#early !== undefined) return this.#early;
+    if (this.phase === 'done') return Promise.reject(this.#controller.signal.reason);
+    const turn = this.#turn;
+    if (settled.ok) {
+      this.#fetched = settled.value;
+      const { ok, status } = settled.value;
+      if (!this.#setup.afterHooks && (ok || !this.#setup.throws(status))) {
+        this.phase = 'deciding';
+        return raw;
+      }
+    }
+    this.#turn = undefined;
+    this.#verdict = deferred<Outcome>();
+    if (settled.ok && this.#setup.keepsCopies && !settled.value.ok) this.#copy = settled.value.clone();
+    if (settled.ok) turn?.resolve(settled.value);
+    else turn?.reject(settled.error);
+    return this.#verdict.promise;
+  }
+
+  signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /**
+   * Lets go of a response that will not reach the caller: a hedge's losing copy, or the attempt the runner retries.
+   * The attempt's response ky has not seen yet (one it would not retry by itself) becomes an error ky retries, and
+   * ky's shouldRetry then waits for the runner's go; one ky has seen is ky's to let go of.
+   */
+  discard(settled: Settled<Response>): void {
+    if (!settled.ok) return;
+    const turn = this.#turn;
+    if (settled.value !== this.#fetched) {
+      settled.value.body?.cancel().catch(() => {});
+      return;
+    }
+    if (turn?.step !== 'fetch') return;
+    settled.value.body?.cancel().catch(() => {});
+    // Answered by the runner's go (or its end), whether ky asks before or after it.
+    this.#retried = this.#wait('ask');
+    this.#retried.catch(() => {});
+    turn.reject(new RetriedResponseError(settled.value));
+  }
+
+  interrupted(reason: unknown): unknown {
+    this.#interruption = { error: reason };
+    return reason;
+  }
+
+  finish(settled: Settled<Response>, result: BackoffResult): Response {
+    const turn = this.#turn;
+    this.#turn = undefined;
+    this.phase = 'done';
+    this.#release();
+    const interruption = this.#interruption;
+    if (interruption !== undefined) {
+      // The call ended on an abort, a callback's error or a refusal: ky's step fails with it.
+      attachResult(interruption.error, result);
+      if (interruption.error !== this.#kyError) turn?.reject(interruption.error);
+      else turn?.resolve(turn.step === 'ask' ? false : undefined);
+    } else {
+      // The attempt's own outcome is final: ky hands it over as it always does.
+      if (this.#kyError !== undefined) attachResult(this.#kyError, result);
+      if (this.#fetched !== undefined) attachResult(this.#fetched, result);
+      if (!settled.ok) attachResult(settled.error, result);
+      if (turn?.step === 'fetch') {
+        if (settled.ok) turn.resolve(settled.value);
+        else turn.reject(settled.error);
+      } else if (turn?.step === 'forced') turn.reject(this.#kyError);
+      else turn?.resolve(turn.step === 'ask' ? false : undefined);
+    }
+    this.#ended.resolve();
+    return undefined as never;
+  }
 }

@@ -11,6 +11,8 @@ export {
   type CircuitState,
   type CircuitStateChange,
   getBackoffResult,
+  Hedge,
+  type HedgeOptions,
   Pacer,
   RetryBudget,
   type RetryBudgetOptions,

@@ -1,4 +1,5 @@
 import {
+  describeCallbackErrorsClient,
   describeCircuitBreakerClient,
   describeMetricsClient,
   describePacerClient,
@@ -9,6 +10,7 @@ import { kyDriver } from './support/driver.ts';
 for (const client of [...CLIENTS, KY_1_13]) {
   describeCircuitBreakerClient(kyDriver(client));
   describeMetricsClient(kyDriver(client));
-  describePacerClient(kyDriver(client));
+  describePacerClient(kyDriver(client), { answeredUrl: true });
+  describeCallbackErrorsClient(kyDriver(client));
 }
 describeCircuitBreakerClient(kyDriver(CLIENTS[0] as (typeof CLIENTS)[number], false));

@@ -322,7 +322,7 @@ describe.each(CLIENTS.map((client) => [client.name, client] as const))(
         new RangeError('Expected `retries` to be an integer from 0 to 100, got -1.'),
       );
       await expect(api(`${API}/items`, { backoff: { retriez: 1 } })).rejects.toThrow(
-        new TypeError('Unknown backoff option `retriez`.'),
+        new TypeError('Unknown backoff option `retriez`: did you mean `retries`?'),
       );
       await expect(api(`${API}/items`, { backoff: 'yes' })).rejects.toThrow(TypeError);
       expect(route.hits).toHaveLength(0);

@@ -80,6 +80,52 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
           expect((await run(make(retry), [503, 503, ONCE])).waits).toEqual([100, 150]);
         });
 
+        // Per request, where ky's fields win over kyBackoff's `jitter: 'none'` (on the instance, full is the default).
+        it.runIf(way === 'per request')(
+          '`jitter: true` is `jitter: "full"`: each wait uniform up to the computed one',
+          async () => {
+            // `random` is 0.5: half of 100 and of 200 ms.
+            expect((await run(make({ jitter: true }, { jitter: 'none' }), [503, 503, ONCE])).waits).toEqual([
+              50, 100,
+            ]);
+          },
+        );
+
+        it('`backoffLimit: Infinity` (ky accepts it) is no cap short of the longest timer, 2^31 - 1 ms', async () => {
+          const retry = { backoffLimit: Number.POSITIVE_INFINITY, delay: (n: number) => 10 ** (n + 8) };
+          const { hits, waits } = await run(make(retry), [503, 503, ONCE]);
+          expect(hits).toBe(3);
+          expect(waits).toEqual([1_000_000_000, 2_147_483_647]);
+        });
+
+        it('`maxRetryAfter: Infinity` (ky accepts it) honours a server delay of an hour, which 60 s would refuse', async () => {
+          const hour = { status: 503, headers: { 'Retry-After': '3600' } };
+          const { hits, waits } = await run(make({ maxRetryAfter: Number.POSITIVE_INFINITY }), [hour, ONCE]);
+          expect(hits).toBe(2);
+          expect(waits).toEqual([3_601_750]); // the server's hour, plus 0.5 x the 3.5 s window a fleet is spread over
+          expect((await run(make({}), [hour, ONCE])).result).toMatchObject({
+            reason: 'retry-after-too-long',
+          });
+        });
+
+        it('every bad field is reported at once, each by ky’s name, and nothing is sent', async () => {
+          const route = server.script('/r', [ONCE]);
+          const send = async () =>
+            make({ limit: 101, backoffLimit: -1, retries: 2, jitter: 'full' })(`${API}/r`);
+          await expect(send()).rejects.toThrow(
+            new TypeError(
+              [
+                "4 problems in ky's `retry`:",
+                "- Expected ky's `retry` to hold ky's fields only (limit, methods, statusCodes, afterStatusCodes, backoffLimit, maxRetryAfter, retryOnTimeout, delay, jitter, shouldRetry), got `retry.retries`: kyBackoff gives nothing else a meaning. Give backoff-core's options to kyBackoff or as `backoff`.",
+                '- Expected `retry.limit` to be an integer from 0 to 100, got 101.',
+                '- Expected `retry.backoffLimit` to be a number of ms, at least 0 (`Infinity`: no cap short of the longest timer), got -1.',
+                "- Expected `retry.jitter` to be a boolean or a function (ky's; backoff-core's `jitter: 'full'` goes to kyBackoff's options or `backoff`), got \"full\".",
+              ].join('\n'),
+            ),
+          );
+          expect(route.hits).toHaveLength(0);
+        });
+
         it('`jitter: false` is `jitter: "none"` (the default is full jitter)', async () => {
           expect((await run(make({ jitter: false }), [503, 503, ONCE])).waits).toEqual([100, 200]);
         });
@@ -100,14 +146,14 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
           expect(above.result).toMatchObject({ reason: 'retry-after-too-long', serverDelay: 5000 });
           const below = await run(make({ maxRetryAfter: 10_000 }), [slow, ONCE]);
           expect(below.hits).toBe(2);
-          expect(below.waits).toEqual([5500]); // the server's 5 s, plus 0.5 x 1 s of jitter
+          expect(below.waits).toEqual([6750]); // the server's 5 s, plus 0.5 x its 3.5 s window
         });
 
         it('`afterStatusCodes` is accepted and changes nothing: a timing header is read on every retried status', async () => {
           const paced = { status: 500, headers: { 'Retry-After': '2' } };
           const { hits, waits } = await run(make({ afterStatusCodes: [] }), [paced, ONCE]);
           expect(hits).toBe(2);
-          expect(waits).toEqual([2200]); // the server's 2 s, plus 0.5 x 400 ms of jitter
+          expect(waits).toEqual([3500]); // the server's 2 s, plus 0.5 x its 3 s window
         });
 
         it('`shouldRetry` gets ky’s error and retryCount (1 for the first retry); true, false and undefined as in ky', async () => {
@@ -145,7 +191,9 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
             /^Expected ky's `retry` to hold ky's fields only \(limit, methods, .*\), got `retry\.retries`: kyBackoff gives nothing else a meaning\./,
           );
           await expect(async () => make({ jitter: 'full' })(`${API}/r`)).rejects.toThrow(
-            /got `retry\.jitter` = full:/,
+            new TypeError(
+              "Expected `retry.jitter` to be a boolean or a function (ky's; backoff-core's `jitter: 'full'` goes to kyBackoff's options or `backoff`), got \"full\".",
+            ),
           );
           expect(route.hits).toHaveLength(0);
         });
@@ -207,7 +255,9 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
     it.runIf(withInit(client))(
       'fields an `init` hook sets on `options.retry` hold for that call',
       async () => {
-        const init = (options: { retry: Record<string, unknown> }) => {
+        // As a hook for ky alone is written: the options carry no `retry` unless one was given.
+        const init = (options: { retry?: Record<string, unknown> }) => {
+          options.retry ??= {};
           options.retry.statusCodes = [418];
           options.retry.backoffLimit = 50;
         };

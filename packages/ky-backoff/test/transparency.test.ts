@@ -205,7 +205,7 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
 
       expect(() => wrap(client.ky.create({ retry: { limit: 2, factor: 2, retries: 1 } }))).toThrow(
         new TypeError(
-          "Expected ky's `retry` to hold ky's fields only (limit, methods, statusCodes, afterStatusCodes, backoffLimit, maxRetryAfter, retryOnTimeout, delay, jitter, shouldRetry; jitter a boolean or a function), got `retry.factor`, `retry.retries`: kyBackoff gives nothing else a meaning. Give backoff-core's options to kyBackoff or as `backoff`.",
+          "Expected ky's `retry` to hold ky's fields only (limit, methods, statusCodes, afterStatusCodes, backoffLimit, maxRetryAfter, retryOnTimeout, delay, jitter, shouldRetry), got `retry.factor`, `retry.retries`: kyBackoff gives nothing else a meaning. Give backoff-core's options to kyBackoff or as `backoff`.",
         ),
       );
     });

@@ -75,6 +75,20 @@ describe('per-request `backoff` (module augmentation of ky)', () => {
     // @ts-expect-error option values are checked per request too
     api.get('https://example.test', { backoff: { retries: '1' } });
   });
+
+  it("refuses ky's `retry` field names as backoff options, kyBackoff's or a request's", () => {
+    const api = kyBackoff(ky);
+    // @ts-expect-error ky's `backoffLimit`: use `maxDelay`
+    kyBackoff(ky, { backoffLimit: 10_000 });
+    // @ts-expect-error ky's `afterStatusCodes`: timing headers are read on every retried status
+    kyBackoff(ky, { afterStatusCodes: [429] });
+    // @ts-expect-error ky's `totalTimeout`: use `deadline`
+    api.get('https://example.test', { backoff: { totalTimeout: 5_000 } });
+    // ky's own `retry` keeps ky's types: these are ky's fields, mapped by kyBackoff.
+    api.get('https://example.test', {
+      retry: { limit: 3, backoffLimit: Number.POSITIVE_INFINITY, jitter: true },
+    });
+  });
 });
 
 describe('the result on responses and errors', () => {

@@ -1,0 +1,222 @@
+import { API, ScriptedApi, VirtualClock } from '@backoff/test-utils';
+import { getBackoffResult, Hedge, kyBackoff } from 'ky-backoff';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { CLIENTS, KY_1_13, type KyClient, type LooseKy } from './support/clients.ts';
+import { SocketServer } from './support/socket-server.ts';
+import { virtualBackoff } from './support/virtual-backoff.ts';
+
+// What a caller's hooks do to a call never makes kyBackoff send more than its limits allow, nor send a request
+// without a key twice. Counts are the server's.
+
+const requestOf = (args: unknown[]) =>
+  (args.length === 1 ? (args[0] as { request: Request }).request : args[0]) as Request;
+const hasMarker = (client: KyClient) => typeof (client.ky as { retry?: unknown }).retry === 'function';
+
+describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as const))(
+  'hooks stay within the limits: %s',
+  (_name, client) => {
+    const server = new ScriptedApi();
+    beforeAll(() => server.listen());
+    afterEach(() => {
+      server.reset();
+      vi.useRealTimers();
+    });
+    afterAll(() => server.close());
+    const { wrap } = virtualBackoff();
+    const itWithMarker = hasMarker(client) ? it : it.skip;
+    const itOnKy2 = client.major === 2 ? it : it.skip;
+
+    for (const where of ['on the instance', 'per request'] as const) {
+      itWithMarker(
+        `a hook that forces ky.retry() on every 200 (${where}) sends retries + 1 requests, then fails as ky fails`,
+        async () => {
+          const route = server.script('/ok', [200]);
+          const force = () => client.ky.retry();
+          const hooks = { afterResponse: [force] };
+          const api = wrap(where === 'on the instance' ? client.ky.create({ hooks }) : client.ky);
+          const error = await api(`${API}/ok`, where === 'per request' ? { hooks } : {}).catch(
+            (caught: unknown) => caught,
+          );
+          // The default `retries` (3): 4 requests, never more, and ky's own error for a forced retry past its limit.
+          expect(route.hits).toHaveLength(4);
+          expect((error as Error).name).toBe('ForceRetryError');
+          expect(getBackoffResult(error)).toMatchObject({ attempts: 4, reason: 'retries-exhausted' });
+        },
+      );
+    }
+
+    itWithMarker(
+      'a hook that forces ky.retry() on a keyless POST sends it once: a forced retry is still a retry',
+      async () => {
+        const route = server.script('/orders', [201]);
+        const api = wrap(client.ky.create({ hooks: { afterResponse: [() => client.ky.retry()] } }));
+        const error = await api(`${API}/orders`, { method: 'post', json: { n: 1 } }).catch(
+          (caught: unknown) => caught,
+        );
+        expect(route.hits).toHaveLength(1);
+        expect((error as Error).name).toBe('ForceRetryError');
+        expect(getBackoffResult(error)).toMatchObject({ attempts: 1, reason: 'method-not-idempotent' });
+      },
+    );
+
+    it('a later hook that strips the key, with throwHttpErrors: false per request: the 503 is not retried', async () => {
+      const route = server.script('/orders', [503, 201]);
+      const later = (...args: unknown[]) => void requestOf(args).headers.delete('idempotency-key');
+      const api = wrap(client.ky, { idempotencyKey: 'auto' });
+      const response = (await api(`${API}/orders`, {
+        method: 'post',
+        json: { n: 1 },
+        throwHttpErrors: false,
+        hooks: { beforeRequest: [later] },
+      })) as Response;
+      expect(response.status).toBe(503);
+      expect(route.hits).toHaveLength(1);
+    });
+
+    itOnKy2("an init hook reads ky's `retry` as the caller set it, not kyBackoff's", async () => {
+      server.script('/items', [200]);
+      const seen: unknown[] = [];
+      const init = (options: { retry?: { methods?: string[] } }) => void seen.push(options.retry?.methods);
+      const api = wrap(client.ky.create({ retry: { methods: ['get'] }, hooks: { init: [init] } }));
+      await api(`${API}/items`);
+      expect(seen).toEqual([['get']]);
+    });
+
+    itOnKy2(
+      'an init hook that narrows `retry.methods` never opens the method gate: a keyless POST is sent once',
+      async () => {
+        const route = server.script('/orders', [503, 201]);
+        const narrow = (options: { retry?: { methods?: string[] } }) => {
+          if (options.retry?.methods)
+            options.retry.methods = options.retry.methods.filter((m) => m !== 'put');
+        };
+        const instance = client.ky.create({
+          retry: { methods: ['get', 'put', 'delete'] },
+          hooks: { init: [narrow] },
+        });
+        const error = await wrap(instance)(`${API}/orders`, { method: 'post', json: { n: 1 } }).catch(
+          (caught: unknown) => caught,
+        );
+        expect(route.hits).toHaveLength(1);
+        expect(getBackoffResult(error)).toMatchObject({ attempts: 1, reason: 'method-not-idempotent' });
+      },
+    );
+
+    itOnKy2(
+      'an init hook that replaces `retry` keeps every field it set: methods and limit both hold',
+      async () => {
+        const route = server.script('/orders', [503]);
+        const replace = (options: { retry?: unknown }) => {
+          options.retry = { methods: ['post'], limit: 2 };
+        };
+        const api = wrap(client.ky.create({ hooks: { init: [replace] } }), { budget: false });
+        const error = await api(`${API}/orders`, { method: 'post', json: { n: 1 } }).catch(
+          (caught: unknown) => caught,
+        );
+        // The caller's own hook listed POST as one ky retries (its meaning in ky), with a limit of 2.
+        expect(route.hits).toHaveLength(3);
+        expect(getBackoffResult(error)).toMatchObject({ attempts: 3, reason: 'retries-exhausted' });
+      },
+    );
+
+    it("ky's own `retry.shouldRetry` is asked only where ky asks it: within `limit`, and never about a method ky does not retry", async () => {
+      server.script('/items', [503]);
+      server.script('/orders', [503]);
+      const asked: number[] = [];
+      const shouldRetry = ({ retryCount }: { retryCount: number }) => {
+        asked.push(retryCount);
+        return undefined;
+      };
+      const api = wrap(client.ky.create({ retry: { limit: 2, shouldRetry } }));
+      await api(`${API}/items`).catch(() => undefined);
+      // Two retries within the limit of 2: asked about the first two failures, not the third.
+      expect(asked).toEqual([1, 2]);
+      asked.length = 0;
+      await api(`${API}/orders`, { method: 'post', json: { n: 1 } }).catch(() => undefined);
+      expect(asked).toEqual([]);
+    });
+  },
+);
+
+// On real sockets (MSW answers at once, and here the server must stay silent).
+describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as const))(
+  'hooks stay within the limits, on a silent server: %s',
+  (_name, client) => {
+    for (const [label, strip] of [
+      ['deletes', (headers: Headers) => headers.delete('idempotency-key')],
+      ["sets '' in", (headers: Headers) => headers.set('idempotency-key', '')],
+    ] as const) {
+      it(`a later beforeRequest hook that ${label} the generated key makes the POST keyless: not hedged`, async () => {
+        const slow = await SocketServer.start(['hang']);
+        try {
+          const clock = new VirtualClock();
+          clock.auto = false;
+          const later = (...args: unknown[]) => void strip(requestOf(args).headers);
+          const api = kyBackoff(client.ky.create({ timeout: false }), {
+            idempotencyKey: 'auto',
+            hedge: new Hedge({ delay: 10 }),
+            timers: clock.timers,
+            now: clock.now,
+          }) as LooseKy;
+          const controller = new AbortController();
+          const pending = api(`${slow.url}/orders`, {
+            method: 'post',
+            json: { n: 1 },
+            signal: controller.signal,
+            hooks: { beforeRequest: [later] },
+          }).catch((caught: unknown) => caught);
+          await slow.received(1);
+          // A hedge would be due now; a keyless request gets none.
+          clock.advance(10);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          expect(slow.hits).toHaveLength(1);
+          expect(slow.hits[0]?.headers['idempotency-key'] ?? '').toBe('');
+          controller.abort();
+          await pending;
+        } finally {
+          await slow.close();
+        }
+      });
+    }
+  },
+);
+
+// A request's own `fetch` and ky's own timeout: kyBackoff adds nothing to what goes on the wire.
+describe.each(CLIENTS.filter((client) => client.major === 2).map((client) => [client.name, client] as const))(
+  'nothing of kyBackoff on the wire: %s',
+  (_name, client) => {
+    let server: SocketServer | undefined;
+    afterEach(async () => {
+      vi.useRealTimers();
+      await server?.close();
+      server = undefined;
+    });
+
+    const run = async (api: LooseKy, send: (url: string) => Promise<unknown>) => {
+      server = await SocketServer.start(['hang', 200]);
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+      const pending = send(`${server.url}/slow`).catch((error: unknown) => error);
+      await server.received(1);
+      await vi.advanceTimersByTimeAsync(1000);
+      await vi.advanceTimersByTimeAsync(1000);
+      vi.useRealTimers();
+      await pending;
+      void api;
+      return server.hits.map((hit) => Object.keys(hit.headers).sort());
+    };
+
+    for (const way of ['a per-request fetch', '.extend({ fetch }) after kyBackoff'] as const) {
+      it(`with ${way}, a retry after ky's own timeout goes out with the headers of the first attempt`, async () => {
+        const own = (input: Request, init?: RequestInit) => globalThis.fetch(input, init);
+        const base = kyBackoff(client.ky.create({ timeout: 1000 }), { random: () => 0.5 }) as LooseKy;
+        const api = way === 'a per-request fetch' ? base : base.extend({ fetch: own });
+        const headers = await run(api, (url) =>
+          way === 'a per-request fetch' ? api(url, { fetch: own }) : api(url),
+        );
+        expect(headers).toHaveLength(2);
+        expect(headers[1]).toEqual(headers[0]);
+        expect(headers.flat().filter((name) => name.startsWith('x-ky-backoff'))).toEqual([]);
+      });
+    }
+  },
+);

@@ -12,7 +12,7 @@ it('the demo runs every client through every scenario, with exact waits, reasons
   });
 
   const expected = (rejected: string) => [
-    { outcome: '200', attempts: 4, serverHits: 4, keys: 0, waited: 1475 },
+    { outcome: '200', attempts: 4, serverHits: 4, keys: 0, waited: 2125 },
     { outcome: '200', attempts: 2, serverHits: 2, keys: 0, waited: 125 },
     { outcome: `503${rejected}`, attempts: 1, serverHits: 1, keys: 0, waited: 0 },
     // The auto key: the server saw one key, on both attempts.
@@ -37,8 +37,8 @@ it('the demo runs every client through every scenario, with exact waits, reasons
     [1, 'success'],
   ]);
 
-  // Full jitter at 0.5 gives 125, 250, ...; the 429's 1 s floor gets 0.5 x 200 ms of jitter.
-  const perClient = [125, 250, 1100, 125, 125];
+  // Full jitter at 0.5 gives 125, 250, ...; the 429's 1 s floor gets 0.5 x its 1.5 s window.
+  const perClient = [125, 250, 1750, 125, 125];
   // Then the circuit breaker: one retry wait in each of the 3 failing calls, and the demo's two pauses (the breaks).
   expect(clock.waits).toEqual([
     ...perClient,
@@ -95,9 +95,9 @@ it('the demo runs every client through every scenario, with exact waits, reasons
 
   const flaky = lines.slice(lines.findIndex((line) => line.includes('/fetch/1')));
   expect(flaky[2]).toMatch(/503 Service Unavailable\s+wait 125 ms \(status\)$/);
-  expect(flaky[4]).toMatch(/429 Too Many Requests\s+wait 1\.10 s \(status, server asked 1\.00 s\)$/);
+  expect(flaky[4]).toMatch(/429 Too Many Requests\s+wait 1\.75 s \(status, server asked 1\.00 s\)$/);
   expect(flaky[5]).toMatch(/200 OK\s+stop \(success\)$/);
-  expect(flaky[6]).toBe('  -> 200 after 4 attempt(s), 1.48 s waited');
+  expect(flaky[6]).toBe('  -> 200 after 4 attempt(s), 2.13 s waited');
   expect(lines.some((line) => /socket reset\s+wait 125 ms \(network-error\)/.test(line))).toBe(true);
   expect(lines.some((line) => /503 Service Unavailable\s+stop \(method-not-idempotent\)/.test(line))).toBe(
     true,

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { VirtualClock } from '@backoff/test-utils';
-import axios from 'axios';
+import axios, { type AxiosAdapter, AxiosError } from 'axios';
 import { axiosBackoff } from 'axios-backoff';
 import { type BackoffOptions, type BackoffResult, getBackoffResult, withBackoff } from 'backoff-core';
 import type { FetchLike } from 'backoff-core/adapter';
@@ -162,6 +162,31 @@ describe('a request redirected to a location that refuses or times out may have 
       expect(arrivals.get(path)).toBe(3);
       expect(settled.result).toMatchObject({ attempts: 3, reason: 'retries-exhausted' });
     });
+  });
+
+  it("axios's `maxRedirects: 0` proves nothing for an adapter of the caller's own, which follows redirects as it likes", async () => {
+    // An adapter built on fetch: fetch follows the 307 whatever axios's `maxRedirects` says.
+    const own: AxiosAdapter = async (config) => {
+      try {
+        const response = await fetch(axios.getUri(config), {
+          method: (config.method ?? 'get').toUpperCase(),
+          body: config.data as string,
+        });
+        const data = await response.text();
+        return { data, status: response.status, statusText: '', headers: {}, config, request: {} };
+      } catch (error) {
+        throw Object.assign(new AxiosError((error as Error).message, 'ERR_NETWORK', config, {}), {
+          cause: error,
+        });
+      }
+    };
+    const path = `/orders/307/${++id}`;
+    const instance = axios.create({ adapter: own, maxRedirects: 0 });
+    axiosBackoff(instance, options());
+    const settled = await settle(instance.post(`http://localhost:${port}${path}`, { order: 1 }));
+    expect(settled.ok).toBe(false);
+    expect(arrivals.get(path)).toBe(1);
+    expect(settled.result).toMatchObject({ attempts: 1, reason: 'method-not-idempotent' });
   });
 
   describe.each(CLIENTS.filter(([, , fetchBased]) => fetchBased))('%s', (_name, send) => {

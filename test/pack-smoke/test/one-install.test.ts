@@ -1,7 +1,8 @@
 // One install is enough: a fresh pnpm project (strict layout: only what it lists is importable) with nothing but an
 // adapter and its client runs the adapter README's quick start, pointed at a flaky server on 127.0.0.1. Everything
 // the quick start needs comes from the adapter itself; backoff-core arrives as the adapter's own dependency. The
-// same project runs the "after" block of MIGRATING.md's axios-retry section, as a user would paste it.
+// same projects run every "after" block of the MIGRATING.md guides (axios-retry's, retry-axios's, ky's), as a user
+// would paste it, against a flaky server on 127.0.0.1.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,19 +41,25 @@ console.log(JSON.stringify({ data, status: response.status, attempts: getBackoff
 `,
 };
 
-const GUIDE = 'packages/axios-backoff/MIGRATING.md';
-const AFTER_MARKER = '<!-- migrating:axios-retry-after -->';
-/** The URL the guide's blocks call; the test points it at the local server. */
+/** The URL the guides' blocks call; the test points it at the local server. */
 const EXAMPLE_URL = 'https://api.example.com';
 
-/** The ```ts block right after the marker in MIGRATING.md: the axios-retry section's "after" code, unchanged. */
-function guideAfterBlock(): string {
-  const text = readFileSync(join(ROOT, GUIDE), 'utf8');
-  const markerLine = text.split(/\r?\n/).findIndex((line) => line.trim() === AFTER_MARKER) + 1;
-  expect(markerLine, `${AFTER_MARKER} in ${GUIDE}`).toBeGreaterThan(0);
-  const block = parseReadme(GUIDE, text).blocks.find((candidate) => candidate.line === markerLine + 1);
-  expect(block?.lang, `a \`\`\`ts block right after ${AFTER_MARKER}`).toBe('ts');
+/** The ```ts block right after `<!-- migrating:NAME -->` in a MIGRATING.md: a section's "after" code, unchanged. */
+function guideAfterBlock(guide: string, name: string): string {
+  const marker = `<!-- migrating:${name} -->`;
+  const text = readFileSync(join(ROOT, guide), 'utf8');
+  const markerLine = text.split(/\r?\n/).findIndex((line) => line.trim() === marker) + 1;
+  expect(markerLine, `${marker} in ${guide}`).toBeGreaterThan(0);
+  const block = parseReadme(guide, text).blocks.find((candidate) => candidate.line === markerLine + 1);
+  expect(block?.lang, `a \`\`\`ts block right after ${marker}`).toBe('ts');
   return block?.code ?? '';
+}
+
+/** The block with its base URL pointed at `base`, after checking it names that URL `times` times and no other. */
+function pointedAt(code: string, base: string, times: number): string {
+  // Only the base URL changes, so the block must name it exactly so (else it would call the internet).
+  expect(code.split(EXAMPLE_URL).length - 1, `${EXAMPLE_URL} in the block`).toBe(times);
+  return code.replaceAll(EXAMPLE_URL, base);
 }
 
 let work = '';
@@ -132,23 +139,72 @@ describe.each(['axios-backoff', 'ky-backoff'] as const)(
   },
 );
 
-describe('a fresh pnpm project with only axios-backoff and axios, moving over from axios-retry', () => {
+describe('a fresh pnpm project with only axios-backoff and axios, moving over', () => {
   it('runs MIGRATING.md\'s axios-retry "after" block as written: the server sees a 503, a 503, then the retry that succeeds', async () => {
-    const code = guideAfterBlock();
-    // Only the base URL changes, so the block must name it exactly once (else it would call the internet).
-    expect(code.split(EXAMPLE_URL).length - 1, `${EXAMPLE_URL} in the block`).toBe(1);
+    const code = guideAfterBlock('packages/axios-backoff/MIGRATING.md', 'axios-retry-after');
     const dir = await freshProject('axios-backoff');
     const server = await startFlakyServer(2);
     const { base, hits } = server;
     try {
       // As a user would paste it into an ES module: it must run as JavaScript, with no types to strip.
-      writeFileSync(join(dir, 'guide-after.mjs'), `${code.replace(EXAMPLE_URL, base)}\n`);
-      const result = await run('node', ['guide-after.mjs'], { cwd: dir, timeout: 30_000 });
-      expect(result.code, describeRun('node guide-after.mjs', result)).toBe(0);
+      writeFileSync(join(dir, 'axios-retry-after.mjs'), `${pointedAt(code, base, 1)}\n`);
+      const result = await run('node', ['axios-retry-after.mjs'], { cwd: dir, timeout: 30_000 });
+      expect(result.code, describeRun('node axios-retry-after.mjs', result)).toBe(0);
       expect(Object.fromEntries(hits)).toEqual({ '/items': 3 });
       // Its onRetry logged both retries.
       expect(result.stderr).toMatch(/retry 1 of .*\/items in \d+ ms: 503/);
       expect(result.stderr).toMatch(/retry 2 of .*\/items in \d+ ms: 503/);
+    } finally {
+      await server.close();
+    }
+  }, 150_000);
+
+  it('runs MIGRATING.md\'s retry-axios "after" block as written: two 503s retried, then the retries removed', async () => {
+    const code = guideAfterBlock('packages/axios-backoff/MIGRATING.md', 'retry-axios-after');
+    const dir = await freshProject('axios-backoff');
+    const server = await startFlakyServer(2);
+    const { base, hits } = server;
+    try {
+      // The block ends with `remove()`; a request after it is sent once, as without axios-backoff.
+      const after = `${pointedAt(code, base, 1)}\nconsole.log(JSON.stringify({ data, status: (await api.get('/again').catch((error) => error.response)).status }));\n`;
+      writeFileSync(join(dir, 'retry-axios-after.mjs'), after);
+      const result = await run('node', ['retry-axios-after.mjs'], { cwd: dir, timeout: 30_000 });
+      expect(result.code, describeRun('node retry-axios-after.mjs', result)).toBe(0);
+      expect(JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '')).toEqual({
+        data: { ok: true },
+        status: 503,
+      });
+      expect(Object.fromEntries(hits)).toEqual({ '/items': 3, '/again': 1 });
+      expect(result.stderr).toMatch(/retry 1 of .*\/items/);
+      expect(result.stderr).toMatch(/retry 2 of .*\/items/);
+    } finally {
+      await server.close();
+    }
+  }, 150_000);
+});
+
+describe("a fresh pnpm project with only ky-backoff and ky, moving over from ky's retry", () => {
+  it('runs MIGRATING.md\'s "after" block as written: both instances, the `retry` kept and the options moved, retry two 503s', async () => {
+    const code = guideAfterBlock('packages/ky-backoff/MIGRATING.md', 'ky-after');
+    const dir = await freshProject('ky-backoff');
+    const server = await startFlakyServer(2);
+    const { base, hits } = server;
+    try {
+      // The block makes two instances; each then sends one request, to a path of its own.
+      const calls = `
+const results = {};
+for (const [name, api] of Object.entries({ kept, moved })) {
+  const response = await api.get(name);
+  results[name] = { status: response.status, data: await response.json() };
+}
+console.log(JSON.stringify(results));
+`;
+      writeFileSync(join(dir, 'ky-after.mjs'), `${pointedAt(code, base, 2)}\n${calls}`);
+      const result = await run('node', ['ky-after.mjs'], { cwd: dir, timeout: 30_000 });
+      expect(result.code, describeRun('node ky-after.mjs', result)).toBe(0);
+      const ok = { status: 200, data: { ok: true } };
+      expect(JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '')).toEqual({ kept: ok, moved: ok });
+      expect(Object.fromEntries(hits)).toEqual({ '/kept': 3, '/moved': 3 });
     } finally {
       await server.close();
     }

@@ -11,6 +11,7 @@ import semver from 'semver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FlakyServer, startFlakyServer } from '../src/flaky-server.ts';
 import { type Packed, packPublished } from '../src/pack.ts';
+import { parseReadme } from '../src/readme-code.ts';
 import { describeRun, npmEnv, PUBLISHED, type PublishedName, packageDir, ROOT, run } from '../src/repo.ts';
 
 type Kind = 'esm' | 'cjs';
@@ -33,6 +34,15 @@ let server: FlakyServer | undefined;
 const projects = {} as Record<Kind, string>;
 const installs = {} as Record<Kind, { code: number; output: string }>;
 
+/** ky-backoff's README recipe for CommonJS with `await import('ky')`: the ```cjs block that writes it, as written. */
+function kyRecipe(): string {
+  const readme = 'packages/ky-backoff/README.md';
+  const blocks = parseReadme(readme, readFileSync(join(ROOT, readme), 'utf8')).blocks;
+  const recipe = blocks.filter((block) => block.lang === 'cjs' && block.code.includes("await import('ky')"));
+  expect(recipe, `one \`\`\`cjs block with await import('ky') in ${readme}`).toHaveLength(1);
+  return `${recipe[0]?.code}\nmodule.exports = { createApi };\n`;
+}
+
 /** A temporary project that depends on the tarballs and the peers, installed by npm from its cache if it can. */
 async function installProject(kind: Kind): Promise<void> {
   const dir = join(work, kind);
@@ -53,7 +63,7 @@ async function installProject(kind: Kind): Promise<void> {
     join(FIXTURES, kind === 'esm' ? 'main.mjs' : 'main.cjs'),
     join(dir, `main.${kind === 'esm' ? 'mjs' : 'cjs'}`),
   );
-  for (const file of ['check.ts', 'check-error-augmentation.ts'])
+  for (const file of ['check.ts', 'check-error-augmentation.ts', 'check-node16.ts'])
     copyFileSync(join(FIXTURES, file), join(dir, file));
   const compilerOptions = {
     module: 'nodenext',
@@ -81,6 +91,22 @@ async function installProject(kind: Kind): Promise<void> {
     join(dir, 'tsconfig.bundler.json'),
     JSON.stringify({ compilerOptions: bundler, files: ['check.ts', 'check-error-augmentation.ts'] }, null, 2),
   );
+  // A CommonJS project on `node16` (no `require` of an ES module): ky-backoff's own recipe, `await import('ky')`,
+  // in TypeScript and as the README writes it in JavaScript (checkJs).
+  if (kind === 'cjs') {
+    writeFileSync(join(dir, 'ky-recipe.cjs'), kyRecipe());
+    const node16 = {
+      ...compilerOptions,
+      module: 'node16',
+      moduleResolution: 'node16',
+      allowJs: true,
+      checkJs: true,
+    };
+    writeFileSync(
+      join(dir, 'tsconfig.node16.json'),
+      JSON.stringify({ compilerOptions: node16, files: ['check-node16.ts', 'ky-recipe.cjs'] }, null, 2),
+    );
+  }
 
   // --prefer-offline: from npm's cache when it has these versions, from the registry otherwise (a fresh CI cache).
   const result = await run(
@@ -131,17 +157,26 @@ describe('the packed tarballs', () => {
     },
   );
 
-  it.each(PUBLISHED)('%s holds dist/, README.md, LICENSE and package.json only', (name) => {
-    const files = [...packed[name].files].sort();
-    // The core has a second entry, `backoff-core/adapter`, whose shared code the bundler puts in chunks.
-    const entries = name === 'backoff-core' ? ['adapter', 'index'] : ['index'];
-    const built = entries.flatMap((entry) =>
-      ['cjs', 'd.cts', 'd.ts', 'js'].map((ext) => `dist/${entry}.${ext}`),
-    );
-    expect(files.filter((file) => !/^dist\/[\w-]+-[\w-]{8}\.(?:d\.c?ts|c?js)$/.test(file))).toEqual(
-      ['LICENSE', 'README.md', ...built, 'package.json'].sort(),
-    );
-  });
+  it.each(PUBLISHED)(
+    '%s holds dist/, README.md, LICENSE, package.json and, for an adapter, MIGRATING.md only',
+    (name) => {
+      const files = [...packed[name].files].sort();
+      // The core has a second entry, `backoff-core/adapter`, whose shared code the bundler puts in chunks.
+      const entries = name === 'backoff-core' ? ['adapter', 'index'] : ['index'];
+      const built = entries.flatMap((entry) =>
+        ['cjs', 'd.cts', 'd.ts', 'js'].map((ext) => `dist/${entry}.${ext}`),
+      );
+      // The READMEs link the guide for moving over; ky-backoff's CommonJS declarations augment ky from an ES file.
+      const more = {
+        'backoff-core': [],
+        'axios-backoff': ['MIGRATING.md'],
+        'ky-backoff': ['MIGRATING.md', 'dist/ky-augmentation.d.mts'],
+      }[name];
+      expect(files.filter((file) => !/^dist\/[\w-]+-[\w-]{8}\.(?:d\.c?ts|c?js)$/.test(file))).toEqual(
+        ['LICENSE', 'README.md', ...built, ...more, 'package.json'].sort(),
+      );
+    },
+  );
 });
 
 describe.each(['esm', 'cjs'] as const)('a fresh %s project', (kind) => {
@@ -229,6 +264,17 @@ describe.each(['esm', 'cjs'] as const)('a fresh %s project', (kind) => {
     });
     expect(result.code, describeRun(`tsc (${kind}, nodenext)`, result)).toBe(0);
   });
+
+  it.runIf(kind === 'cjs')(
+    "type-checks ky-backoff's CommonJS recipe (`await import('ky')`) with module and moduleResolution node16",
+    async () => {
+      const result = await run(process.execPath, [TSC, '-p', 'tsconfig.node16.json', '--pretty', 'false'], {
+        cwd: projects[kind],
+        timeout: 60_000,
+      });
+      expect(result.code, describeRun('tsc (cjs, node16)', result)).toBe(0);
+    },
+  );
 
   it('type-checks with tsc, moduleResolution bundler and DOM types', async () => {
     const result = await run(process.execPath, [TSC, '-p', 'tsconfig.bundler.json', '--pretty', 'false'], {

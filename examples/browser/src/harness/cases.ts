@@ -1,5 +1,5 @@
 import { VirtualClock } from '@backoff/test-utils/virtual-clock';
-import { type BackoffOptions, Pacer, type RetryEvent } from 'backoff-core';
+import { type BackoffOptions, Hedge, Pacer, type RetryEvent } from 'backoff-core';
 import { createClient, type PageClient } from './clients.js';
 import { API, type Route, type ScriptedWorker, type Step } from './scripted-worker.js';
 import type { ClientName, Observation, Settled } from './types.js';
@@ -262,7 +262,7 @@ export const CASES = {
     const route = script('/slow', ['no-answer', 200]);
     clock.auto = false;
     let done = false;
-    const pending = client({ hedge: { delay: 50 } })
+    const pending = client({ hedge: new Hedge({ delay: 50 }) })
       .send({ method: 'GET', path: '/slow' })
       .finally(() => {
         done = true;

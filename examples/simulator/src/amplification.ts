@@ -1,4 +1,5 @@
 import { createBackoff, type RetryBudgetSnapshot } from 'backoff-core';
+import { startCall } from 'backoff-core/adapter';
 import { EventQueue } from './event-queue.js';
 import { drive, Network, OK, response } from './request.js';
 import { deriveSeed, mulberry32 } from './rng.js';
@@ -80,7 +81,7 @@ export function runAmplification(config: AmplificationConfig, budget: boolean): 
     started.push(at);
     queue.at(at, () => {
       offered.add(at);
-      const state = policy.start({ method: 'GET', url: '/feed' });
+      const state = startCall(policy, { method: 'GET', url: '/feed' });
       drive(
         queue,
         state,

@@ -5,10 +5,12 @@ import type { AmplificationConfig } from './amplification.js';
 import type { ContentionSweep } from './contention.js';
 import type { DeadBackendConfig } from './dead-backend.js';
 import type { HerdConfig } from './herd.js';
+import type { HerdMatrixConfig } from './herd-matrix.js';
 import type { PacingConfig } from './pacing.js';
 
 export const SCENARIOS = ['herd', 'contention', 'amplification', 'dead-backend', 'pacing'] as const;
-export type ScenarioId = (typeof SCENARIOS)[number];
+/** A scenario run by `--only`, or the matrix, run on its own by the `herd-matrix` command. */
+export type ScenarioId = (typeof SCENARIOS)[number] | 'herd-matrix';
 
 /** Everything one `pnpm simulate` run needs, after defaults and validation. */
 export interface SimulationConfig {
@@ -21,9 +23,11 @@ export interface SimulationConfig {
   readonly amplification: AmplificationConfig;
   readonly deadBackend: DeadBackendConfig;
   readonly pacing: PacingConfig;
+  readonly herdMatrix: HerdMatrixConfig;
 }
 
 export const USAGE = `Usage: pnpm simulate [flags]
+       pnpm simulate herd-matrix [--clients LIST] [--outage LIST] [--capacity N] [--seed N] [--out DIR]
 
   --seed N           seed of every random stream (default 1)
   --quick            small sizes (a few hundred ms); any size flag below still wins
@@ -36,6 +40,9 @@ export const USAGE = `Usage: pnpm simulate [flags]
   amplification: --rate REQ_PER_S (100)  --duration S (60)  --fail-from S (10)  --fail-to S (40)
   dead-backend:  --dead-rate REQ_PER_S (100)  --dead-for S (60)  (dies at 10 s, calls for 30 s after it returns)
   pacing:        --limit REQ_PER_S (20)  --pace-rate CALLS_PER_S (50)  --pace-for S (4)
+
+  herd-matrix:   every fleet size against every outage, each client the defaults plus deadline: 120_000
+                 --clients LIST (300,1000,5000)  --outage LIST of seconds (3,10,30)  --capacity REQ_PER_S (200)
 `;
 
 const FLAGS = {
@@ -47,6 +54,7 @@ const FLAGS = {
   latency: { type: 'string' },
   clients: { type: 'string' },
   down: { type: 'string' },
+  outage: { type: 'string' },
   capacity: { type: 'string' },
   retries: { type: 'string' },
   'min-clients': { type: 'string' },
@@ -139,6 +147,14 @@ const LIMITS: Readonly<Record<string, Limits>> = {
   'pace-for': { min: 0.001, max: 3600, integer: false },
 };
 
+/** The matrix's fleets and outages (s), and the smaller ones of `--quick`. */
+const MATRIX_CLIENTS = [300, 1000, 5000];
+const MATRIX_OUTAGES = [3, 10, 30];
+const QUICK_MATRIX_CLIENTS = [100, 300];
+const QUICK_MATRIX_OUTAGES = [3, 10];
+/** The matrix's limits per list item. */
+const OUTAGE_LIMITS: Limits = { min: 0, max: 3600, integer: false };
+
 /** The repository root (this file is examples/simulator/src/cli.ts). */
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /** Where charts go by default: `.simulate/` at the repository root (gitignored). */
@@ -162,30 +178,64 @@ function numberFlag(name: string, text: string | undefined, fallback: number): n
   return value;
 }
 
+/** A comma-separated list of numbers, each within `limits` (the flag's). */
+function listFlag(
+  name: string,
+  text: string | undefined,
+  fallback: readonly number[],
+  limits: Limits,
+): number[] {
+  if (text === undefined) return [...fallback];
+  const items = text.split(',').map((item) => item.trim());
+  const kind = limits.integer ? 'integers' : 'numbers';
+  const values = items.map((item) => (item === '' ? Number.NaN : Number(item)));
+  if (
+    values.some(
+      (v) =>
+        !Number.isFinite(v) || v < limits.min || v > limits.max || (limits.integer && !Number.isInteger(v)),
+    )
+  ) {
+    throw new RangeError(
+      `Expected \`--${name}\` to be a comma-separated list of ${kind} from ${limits.min} to ${limits.max}, got ${JSON.stringify(text)}.`,
+    );
+  }
+  return values;
+}
+
 /**
  * Parses the command line. Throws a TypeError (unknown flag, bad list) or RangeError (a number out of range)
  * naming the flag; returns `undefined` for `--help`. A relative `--out` is taken from the repository root
  * (`pnpm --filter` runs the script inside the package folder, so the caller's folder is not at hand).
  */
 export function parseCli(args: readonly string[]): SimulationConfig | undefined {
-  let parsed: ReturnType<typeof parseArgs<{ options: typeof FLAGS; strict: true }>>;
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof FLAGS; strict: true; allowPositionals: true }>>;
   try {
-    parsed = parseArgs({ args: [...args], options: FLAGS, strict: true, allowPositionals: false });
+    parsed = parseArgs({ args: [...args], options: FLAGS, strict: true, allowPositionals: true });
   } catch (error) {
     throw new TypeError((error as Error).message);
   }
   const v = parsed.values;
   if (v.help) return undefined;
+  const [command, ...extra] = parsed.positionals;
+  if (extra.length > 0 || (command !== undefined && command !== 'herd-matrix')) {
+    throw new TypeError(
+      `Expected no command or \`herd-matrix\`, got ${JSON.stringify(parsed.positionals.join(' '))}.`,
+    );
+  }
+  const matrix = command === 'herd-matrix';
+  if (matrix && v.only !== undefined)
+    throw new TypeError('Expected no `--only` with `herd-matrix`: it runs alone.');
+  if (!matrix && v.outage !== undefined) throw new TypeError('Expected `--outage` only with `herd-matrix`.');
   const sizes = v.quick ? QUICK_SIZES : DEFAULT_SIZES;
   const n = (name: keyof typeof DEFAULT_SIZES & keyof typeof FLAGS) =>
     numberFlag(name, v[name] as string | undefined, sizes[name] as number);
 
-  const scenarios = (v.only ?? SCENARIOS.join(','))
+  const scenarios = (matrix ? 'herd-matrix' : (v.only ?? SCENARIOS.join(',')))
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
   for (const s of scenarios) {
-    if (!(SCENARIOS as readonly string[]).includes(s)) {
+    if (!matrix && !(SCENARIOS as readonly string[]).includes(s)) {
       throw new TypeError(`Expected \`--only\` to list ${SCENARIOS.join(', ')}, got ${JSON.stringify(s)}.`);
     }
   }
@@ -212,9 +262,9 @@ export function parseCli(args: readonly string[]): SimulationConfig | undefined 
   return {
     seed,
     out,
-    scenarios: SCENARIOS.filter((s) => scenarios.includes(s)),
+    scenarios: matrix ? ['herd-matrix'] : SCENARIOS.filter((s) => scenarios.includes(s)),
     herd: {
-      clients: n('clients'),
+      clients: matrix ? (sizes.clients as number) : n('clients'),
       downFor: n('down') * 1000,
       capacity: n('capacity'),
       retries: n('retries'),
@@ -247,6 +297,22 @@ export function parseCli(args: readonly string[]): SimulationConfig | undefined 
       retries: 20,
       latency,
       seed,
+    },
+    herdMatrix: {
+      clients: matrix
+        ? listFlag(
+            'clients',
+            v.clients,
+            v.quick ? QUICK_MATRIX_CLIENTS : MATRIX_CLIENTS,
+            LIMITS.clients as Limits,
+          )
+        : MATRIX_CLIENTS,
+      outages: listFlag('outage', v.outage, v.quick ? QUICK_MATRIX_OUTAGES : MATRIX_OUTAGES, OUTAGE_LIMITS),
+      capacity: n('capacity'),
+      latency,
+      seed,
+      startSpread: 100,
+      options: { deadline: 120_000 },
     },
   };
 }

@@ -1,4 +1,5 @@
 import { createBackoff, type Jitter } from 'backoff-core';
+import { startCall } from 'backoff-core/adapter';
 import { EventQueue } from './event-queue.js';
 import { drive, Network, OK, response } from './request.js';
 import { deriveSeed, mulberry32 } from './rng.js';
@@ -30,7 +31,7 @@ export interface ContentionRun {
   readonly jitter: Jitter;
   /** Attempts (each a read and a conditional write), counted at the server: the blog's "calls". */
   readonly calls: number;
-  /** Attempts as the clients' RetryStates counted them; equals `calls`. */
+  /** Attempts as the clients' calls counted them; equals `calls`. */
   readonly attempts: number;
   /** Requests on the wire: a read and a write per attempt. */
   readonly requests: number;
@@ -74,7 +75,7 @@ export function runContention(config: ContentionConfig, jitter: Jitter): Content
       random: mulberry32(deriveSeed(config.seed, 'contention', config.clients, 'jitter', i)),
       now: () => queue.now,
     });
-    const state = policy.start({ method: 'PUT', url: '/row' });
+    const state = startCall(policy, { method: 'PUT', url: '/row' });
     drive(
       queue,
       state,

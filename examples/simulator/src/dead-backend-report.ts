@@ -97,7 +97,7 @@ export async function deadBackendReport(
     `Circuit: ${breaker.result.changes.map((c) => `${c.to} at ${seconds(c.at)}`).join(', ')}.`,
   ];
   const text = [
-    `One client sends ${count(config.rate)} calls/s (first attempts, evenly spaced) for ${seconds(config.duration)}; the backend answers 503 to everything from ${seconds(config.downFrom)} to ${seconds(config.downTo)}. The client is \`createBackoff()\` with its defaults (the budget on), once without and once with \`circuitBreaker: new CircuitBreaker()\` (its defaults: 5 consecutive failures or 50 % of 20+ calls in 30 s; break 5 s doubling to 30 s; 1 probe). Every decision, wait and circuit change is backoff-core's own (real \`RetryState.wait\` on virtual timers).`,
+    `One client sends ${count(config.rate)} calls/s (first attempts, evenly spaced) for ${seconds(config.duration)}; the backend answers 503 to everything from ${seconds(config.downFrom)} to ${seconds(config.downTo)}. The client is \`createBackoff()\` with its defaults (the budget on), once without and once with \`circuitBreaker: new CircuitBreaker()\` (its defaults: 5 consecutive failures or 50 % of 20+ calls in 30 s; break 5 s doubling to 30 s; 1 probe). Every decision, wait and circuit change is backoff-core's own (its runner, \`runCall\`, on virtual timers).`,
     '',
     table,
     '',

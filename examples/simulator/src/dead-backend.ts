@@ -5,7 +5,7 @@ import {
   type CircuitStateChange,
   createBackoff,
 } from 'backoff-core';
-import type { Outcome, RetryState, TimerProvider } from 'backoff-core/adapter';
+import { type Client, type Outcome, runCall, type TimerProvider } from 'backoff-core/adapter';
 import { EventQueue } from './event-queue.js';
 import { Network, OK, response } from './request.js';
 import { deriveSeed, mulberry32 } from './rng.js';
@@ -67,9 +67,9 @@ function virtualTimers(queue: EventQueue): TimerProvider {
 
 /**
  * One client process sends `rate` calls per second to one backend that is dead for a while. Every call goes
- * through backoff-core as an adapter drives it: `policy.start()` (which an open circuit refuses), `state.next()`
- * for each attempt and the real `state.wait()` on virtual timers (so the breaker's check after a wait runs too).
- * The one policy has the default budget and, with `breaker`, a `CircuitBreaker` with its defaults.
+ * through backoff-core as an adapter drives it: the core's runner (`runCall`) starts the call (which an open
+ * circuit refuses), decides each attempt and waits on virtual timers (so the breaker's check after a wait runs
+ * too). The one policy has the default budget and, with `breaker`, a `CircuitBreaker` with its defaults.
  */
 export async function runDeadBackend(
   config: DeadBackendConfig,
@@ -111,30 +111,35 @@ export async function runDeadBackend(
   const call = async (at: number) => {
     calls++;
     started.add(at);
-    let state: RetryState;
+    let sent = 0;
+    // The simulated network is the client: every attempt is one message there and back.
+    const client: Client<Outcome> = {
+      next: () => ({ headers: undefined }),
+      send: () => {
+        sent++;
+        return send();
+      },
+      outcome: (settled) =>
+        settled.ok ? settled.value : { type: 'error', kind: 'unknown', error: settled.error },
+      signal: () => undefined,
+      finish: (settled) => {
+        if (!settled.ok) throw settled.error;
+        return settled.value;
+      },
+    };
     try {
-      state = policy.start({ method: 'GET', url: `${ORIGIN}/items` });
-    } catch {
-      failedFast++;
-      finished++;
-      return;
-    }
-    for (;;) {
-      const outcome = await send();
-      const decision = state.next(outcome);
-      if (!decision.retry) {
-        if (outcome.type === 'response' && outcome.status === 200) {
-          succeeded.add(at);
-          if (queue.now >= config.downTo && firstSuccessAfterReturn === undefined)
-            firstSuccessAfterReturn = queue.now;
-        }
-        break;
+      const outcome = await runCall(policy, { method: 'GET', url: `${ORIGIN}/items` }, client);
+      if (outcome.type === 'response' && outcome.status === 200) {
+        succeeded.add(at);
+        if (queue.now >= config.downTo && firstSuccessAfterReturn === undefined)
+          firstSuccessAfterReturn = queue.now;
       }
-      try {
-        await state.wait(decision);
-      } catch {
-        // The circuit opened during the wait: the retry is not sent.
-        break;
+    } catch {
+      // Refused by the open circuit: before anything was sent, or after a wait (the retry is not sent).
+      if (sent === 0) {
+        failedFast++;
+        finished++;
+        return;
       }
     }
     finished++;

@@ -1,8 +1,8 @@
 import { type BackoffOptions, createBackoff } from 'backoff-core';
-import type { Outcome } from 'backoff-core/adapter';
+import { type Outcome, startCall } from 'backoff-core/adapter';
 import { EventQueue } from './event-queue.js';
 import { drive, Network, OK, response } from './request.js';
-import { deriveSeed, mulberry32 } from './rng.js';
+import { deriveSeed, mulberry32, type Random } from './rng.js';
 import { Histogram, quantile } from './stats.js';
 
 /** One way of retrying, run against the same herd. */
@@ -14,10 +14,15 @@ export interface HerdStrategy {
   readonly options: BackoffOptions;
   /** Whether the server's 503s carry a Retry-After header in this run. */
   readonly retryAfter: boolean;
+  /**
+   * With Retry-After, the server spreads it itself: each 503 adds a random whole number of seconds below
+   * `clients / capacity` (the time it needs to serve the herd it turned away). @default false
+   */
+  readonly serverSpread?: boolean | undefined;
 }
 
 export interface HerdConfig {
-  /** Independent clients, one request each, all sent at t = 0. */
+  /** Independent clients, one request each, all sent at t = 0 (or spread over `startSpread`). */
   readonly clients: number;
   /** How long the server is down (every request gets a 503), in ms. */
   readonly downFor: number;
@@ -26,6 +31,8 @@ export interface HerdConfig {
   /** The network's one-way delay (request or response), mean in ms: a call takes about twice that. */
   readonly latency: number;
   readonly seed: number;
+  /** The clients' first sends are spread uniformly over this many ms from t = 0. @default 0 (all at t = 0) */
+  readonly startSpread?: number | undefined;
 }
 
 /** What one strategy did to the herd. Times are ms from t = 0; `load` counts arrivals at the server. */
@@ -34,7 +41,7 @@ export interface HerdResult {
   readonly clients: number;
   /** Requests that reached the server (counted there). */
   readonly calls: number;
-  /** Attempts as the clients' RetryStates counted them; equals `calls` (a conservation check). */
+  /** Attempts as the clients' calls counted them; equals `calls` (a conservation check). */
   readonly attempts: number;
   readonly succeeded: number;
   readonly gaveUp: number;
@@ -113,24 +120,51 @@ export function herdStrategies(retries: number): HerdStrategy[] {
       options: { retries },
       retryAfter: true,
     },
+    // What the server's own spread buys: for clients that come back exactly when told, and for the defaults.
+    {
+      id: 'exact-retry-after',
+      label: 'retryAfterSpread: 0 + Retry-After',
+      options: { retryAfterSpread: 0 },
+      retryAfter: true,
+    },
+    {
+      id: 'exact-server-spread',
+      label: 'retryAfterSpread: 0 + server-spread Retry-After',
+      options: { retryAfterSpread: 0 },
+      retryAfter: true,
+      serverSpread: true,
+    },
+    {
+      id: 'defaults-server-spread',
+      label: 'backoff defaults + server-spread Retry-After',
+      options: {},
+      retryAfter: true,
+      serverSpread: true,
+    },
   ];
 }
 
 /**
  * The server: down (503 to everything) until `downFor`, then a token bucket that serves `capacity` requests
  * per second with a burst of 100 ms worth, answering 503 to the excess. With `retryAfter`, a 503 during the
- * outage says when it ends (a maintenance window the load balancer knows) and an overload 503 says 1 s.
+ * outage says when it ends (a maintenance window the load balancer knows) and an overload 503 says 1 s; with
+ * `serverSpread`, each adds a random whole number of seconds below `clients / capacity`, the server's recipe.
  */
 class HerdServer {
   readonly #config: HerdConfig;
   readonly #retryAfter: boolean;
+  /** The server's own spread, in whole seconds (0: none), and its random stream. */
+  readonly #spread: number;
+  readonly #random: Random;
   readonly #burst: number;
   #tokens: number;
   #refilledAt: number;
 
-  constructor(config: HerdConfig, retryAfter: boolean) {
+  constructor(config: HerdConfig, strategy: HerdStrategy) {
     this.#config = config;
-    this.#retryAfter = retryAfter;
+    this.#retryAfter = strategy.retryAfter;
+    this.#spread = strategy.serverSpread ? Math.ceil(config.clients / config.capacity) : 0;
+    this.#random = mulberry32(deriveSeed(config.seed, 'herd', 'server'));
     this.#burst = Math.max(1, config.capacity / 10);
     this.#tokens = this.#burst;
     this.#refilledAt = config.downFor;
@@ -138,24 +172,27 @@ class HerdServer {
 
   handle(now: number): Outcome {
     const { downFor, capacity } = this.#config;
-    if (now < downFor) {
-      const seconds = Math.max(1, Math.ceil((downFor - now) / 1000));
-      return response(503, this.#retryAfter ? { 'retry-after': String(seconds) } : {});
-    }
+    if (now < downFor) return this.#unavailable(Math.max(1, Math.ceil((downFor - now) / 1000)));
     this.#tokens = Math.min(this.#burst, this.#tokens + ((now - this.#refilledAt) * capacity) / 1000);
     this.#refilledAt = now;
     if (this.#tokens >= 1) {
       this.#tokens -= 1;
       return OK;
     }
-    return response(503, this.#retryAfter ? { 'retry-after': '1' } : {});
+    return this.#unavailable(1);
+  }
+
+  #unavailable(seconds: number): Outcome {
+    if (!this.#retryAfter) return response(503);
+    const spread = this.#spread > 0 ? Math.floor(this.#random() * this.#spread) : 0;
+    return response(503, { 'retry-after': String(seconds + spread) });
   }
 }
 
 /** Runs the herd once with one strategy. Deterministic for a given config and seed. */
 export function runHerd(config: HerdConfig, strategy: HerdStrategy): HerdResult {
   const queue = new EventQueue();
-  const server = new HerdServer(config, strategy.retryAfter);
+  const server = new HerdServer(config, strategy);
   const network = new Network(queue, config.latency, mulberry32(deriveSeed(config.seed, 'herd', 'network')));
   const load = new Histogram(100);
   const finishes = new Array<number>(config.clients).fill(0);
@@ -164,15 +201,19 @@ export function runHerd(config: HerdConfig, strategy: HerdStrategy): HerdResult 
   let calls = 0;
   let attempts = 0;
   let end = 0;
+  // Its own stream, so that spreading the starts leaves the jitter and network draws as they were.
+  const starts = mulberry32(deriveSeed(config.seed, 'herd', 'start'));
+  const startSpread = config.startSpread ?? 0;
 
-  for (let i = 0; i < config.clients; i++) {
+  const launch = (i: number): void => {
     // One policy per client, so each has its own budget, as N separate processes would.
     const policy = createBackoff({
       ...strategy.options,
       random: mulberry32(deriveSeed(config.seed, 'herd', 'jitter', i)),
       now: () => queue.now,
     });
-    const state = policy.start({ method: 'GET', url: '/status' });
+    // Started when the client sends, so that a deadline counts from its first attempt.
+    const state = startCall(policy, { method: 'GET', url: '/status' });
     drive(
       queue,
       state,
@@ -195,6 +236,10 @@ export function runHerd(config: HerdConfig, strategy: HerdStrategy): HerdResult 
         },
       },
     );
+  };
+  for (let i = 0; i < config.clients; i++) {
+    if (startSpread > 0) queue.at(starts() * startSpread, () => launch(i));
+    else launch(i);
   }
   queue.run();
 

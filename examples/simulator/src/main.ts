@@ -5,6 +5,7 @@ import type { ScenarioReport } from './chart-file.js';
 import { parseCli, type SimulationConfig, USAGE } from './cli.js';
 import { contentionReport } from './contention-report.js';
 import { deadBackendReport } from './dead-backend-report.js';
+import { herdMatrixReport } from './herd-matrix-report.js';
 import { herdReport } from './herd-report.js';
 import { pacingReport } from './pacing-report.js';
 import { progress } from './progress.js';
@@ -30,6 +31,7 @@ for (const scenario of config.scenarios) {
   if (scenario === 'amplification') reports.push(amplificationReport(config.amplification, onProgress));
   if (scenario === 'dead-backend') reports.push(await deadBackendReport(config.deadBackend, onProgress));
   if (scenario === 'pacing') reports.push(await pacingReport(config.pacing, onProgress));
+  if (scenario === 'herd-matrix') reports.push(herdMatrixReport(config.herdMatrix, onProgress));
 }
 
 mkdirSync(config.out, { recursive: true });

@@ -1,4 +1,11 @@
-import type { Decision, Outcome, RetryDecision, RetryState, StopDecision } from 'backoff-core/adapter';
+import {
+  type Call,
+  type Decision,
+  decide,
+  type Outcome,
+  type RetryDecision,
+  type StopDecision,
+} from 'backoff-core/adapter';
 import type { EventQueue } from './event-queue.js';
 import type { Random } from './rng.js';
 
@@ -14,14 +21,16 @@ export interface RequestHooks {
 
 /**
  * Drives one logical request the way an adapter does, but in virtual time: send an attempt, hand its outcome to
- * the core's `RetryState.next`, and either schedule the next attempt after the decision's delay or stop. The wait
- * is an event in the queue rather than `state.wait()` (a real timer), so a simulated minute takes microseconds;
- * every delay, limit and budget check is the core's own.
+ * the core's `decide`, and either schedule the next attempt after the decision's delay or stop. The wait is an
+ * event in the queue rather than the runner's timer, so a simulated minute takes microseconds; every delay, limit
+ * and budget check is the core's own. `call` comes from `startCall(policy, request)`.
  */
-export function drive(queue: EventQueue, state: RetryState, attempt: Attempt, hooks: RequestHooks): void {
+export function drive(queue: EventQueue, call: Call, attempt: Attempt, hooks: RequestHooks): void {
   const send = (): void => {
     attempt((outcome) => {
-      const decision: Decision = state.next(outcome);
+      const decision: Decision | Promise<Decision> = decide(call, outcome);
+      // The simulated clients have no shouldRetry: the core decides at once.
+      if (decision instanceof Promise) throw new TypeError('Expected a decision at once, got a Promise.');
       if (decision.retry) {
         hooks.onRetry?.(decision);
         queue.after(decision.delay, send);

@@ -41,7 +41,7 @@ describe('mulberry32', () => {
 });
 
 describe('the same seed gives the same numbers, another seed other numbers', () => {
-  it.each(['full', 'decorrelated', 'defaults-retry-after'])('herd, %s', (id) => {
+  it.each(['full', 'decorrelated', 'defaults-retry-after', 'exact-server-spread'])('herd, %s', (id) => {
     const first = numbers(runHerd(herd, strategy(id)));
     expect(numbers(runHerd(herd, strategy(id)))).toEqual(first);
     expect(numbers(runHerd({ ...herd, seed: 8 }, strategy(id)))).not.toEqual(first);

@@ -12,16 +12,21 @@ describe('smoke runs at --quick sizes', () => {
   it('herd: a row per strategy; immediate retry spends every retry and jitter finishes everyone', () => {
     const ticks: number[] = [];
     const report = herdReport(config.herd, (done) => ticks.push(done));
-    expect(ticks).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(ticks).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
     const byId = new Map(report.results.map((r) => [r.strategy.id, r]));
     expect(byId.get('immediate')?.calls).toBe(config.herd.clients * 11);
     expect(byId.get('full')?.gaveUp).toBe(0);
     expect(byId.get('full')?.peakAfterRecovery.count).toBeLessThan(
       byId.get('exponential')?.peakAfterRecovery.count ?? 0,
     );
-    expect(report.text.split('\n').filter((l) => l.startsWith('| '))).toHaveLength(1 + 9);
+    // The server's own spread lowers the peak of clients that come back exactly when told.
+    expect(byId.get('exact-server-spread')?.peakAfterRecovery.count).toBeLessThan(
+      byId.get('exact-retry-after')?.peakAfterRecovery.count ?? 0,
+    );
+    expect(byId.get('defaults-server-spread')?.gaveUp).toBe(0);
+    expect(report.text.split('\n').filter((l) => l.startsWith('| '))).toHaveLength(1 + 12);
     expect(report.charts.map((c) => c.file)).toEqual(['herd-load.svg']);
-    expect(report.charts[0]?.svg.match(/<polyline /g)).toHaveLength(9);
+    expect(report.charts[0]?.svg.match(/<polyline /g)).toHaveLength(12);
   });
 
   it('contention: points for every size and jitter; no jitter does the most work', () => {

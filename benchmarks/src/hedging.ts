@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import axios from 'axios';
 import { axiosBackoff } from 'axios-backoff';
-import { type BackoffOptions, withBackoff } from 'backoff-core';
+import { type BackoffOptions, Hedge, type HedgeOptions, withBackoff } from 'backoff-core';
 import ky from 'ky';
 import { kyBackoff } from 'ky-backoff';
 import { lineChart, type Series } from '../../examples/simulator/src/svg.js';
@@ -52,7 +52,8 @@ export type HedgeClientKind = 'fetch' | 'axios' | 'ky';
 export interface HedgingRowSpec {
   readonly label: string;
   readonly client: HedgeClientKind;
-  readonly hedge: false | { readonly delay: number | 'auto'; readonly max?: number };
+  /** What the row's `new Hedge()` is given, or `false` for no hedging. */
+  readonly hedge: false | HedgeOptions;
   readonly method: 'GET' | 'POST';
   /** Every request stalls, not one in `stallEvery`. */
   readonly allStall?: boolean;
@@ -164,8 +165,9 @@ export interface HedgingRow {
 export async function runHedgingRow(spec: HedgingRowSpec, config: HedgingConfig): Promise<HedgingRow> {
   const server = await startServer(config, spec.allStall === true);
   try {
-    // No `hedge` key in the rows without one: today's options, exactly.
-    const client = createClient(spec.client, spec.method, spec.hedge === false ? {} : { hedge: spec.hedge });
+    // No `hedge` key in the rows without one: today's options, exactly. A fresh Hedge per row: 'auto' learns anew.
+    const hedge = spec.hedge === false ? {} : { hedge: new Hedge(spec.hedge) };
+    const client = createClient(spec.client, spec.method, hedge);
     const latencies: number[] = new Array(config.calls).fill(Number.NaN);
     let ok = 0;
     let next = 0;

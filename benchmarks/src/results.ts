@@ -10,10 +10,13 @@ const SIZE_IDEAS: Readonly<Record<string, string>> = {
   'backoff-core/src/validate.ts':
     'the option defaults and their validation with a message naming each option, already one table of ' +
     'checks (check.ts) with short messages; fewer options would be the next cut.',
-  'backoff-core/src/decision.ts':
-    'RetryState: the verdict, the method/body/retries/Retry-After/deadline/budget gates, the shouldRetry ' +
-    'context and the onRetry event. Much of it is public property names, which minifiers keep; little to cut ' +
-    'without changing the API.',
+  'backoff-core/src/run/run.ts':
+    'the runner: the one loop with its gates, holds and waits, the hedged send, the shouldRetry context and the ' +
+    'onRetry event. Much of it is public property names, which minifiers keep; little to cut without changing ' +
+    'the API.',
+  'backoff-core/src/decide/rules.ts':
+    'the method/body/retries/Retry-After gates and the computed wait, then the deadline/circuit/budget limits; ' +
+    'each a few lines, with little to cut.',
   'backoff-core/src/http-date.ts':
     'the three HTTP-date forms as strict regexes, the RFC 850 two-digit-year rule and a round-trip check. ' +
     'IMF-fixdate alone (what servers send) plus `Date.parse` for the rest would be a fraction of it.',

@@ -21,35 +21,35 @@ export const SIZE_ENTRIES: readonly SizeEntry[] = [
     name: 'axios-backoff (with backoff-core)',
     path: 'src/size/axios-backoff-only.ts',
     external: ['axios'],
-    budget: 12_050,
+    budget: 14_100,
   },
   {
     name: 'ky-backoff (with backoff-core)',
     path: 'src/size/ky-backoff-only.ts',
     external: ['ky'],
-    budget: 13_500,
+    budget: 15_100,
   },
   {
     name: 'axios-backoff + CircuitBreaker + BackoffMetrics',
     path: 'src/size/axios-backoff-resilience.ts',
     external: ['axios'],
-    budget: 16_350,
+    budget: 18_475,
   },
   {
     name: 'ky-backoff + CircuitBreaker + BackoffMetrics',
     path: 'src/size/ky-backoff-resilience.ts',
     external: ['ky'],
-    budget: 17_775,
+    budget: 19_475,
   },
   // What a user who calls only `withBackoff(fetch)` ships.
   {
     name: 'withBackoff (backoff-core)',
     path: 'src/size/with-backoff-only.ts',
     external: [],
-    budget: 10_700,
+    budget: 11_950,
   },
   // The whole package, CircuitBreaker and BackoffMetrics included.
-  { name: 'backoff-core', path: '../packages/backoff-core/src/index.ts', external: [], budget: 16_700 },
+  { name: 'backoff-core', path: '../packages/backoff-core/src/index.ts', external: [], budget: 20_000 },
   // The adapters' own code alone: what they would weigh on top of a core the page already has.
   {
     name: 'axios-backoff alone (core external)',

@@ -9,7 +9,13 @@ export { type HeaderGetter, type HeadersLike, headerGetter } from './headers.js'
 export { parseHttpDate } from './http-date.js';
 export { fetchRedirected, field } from './not-sent.js';
 export { DEFAULTS, type ResolvedOptions } from './options.js';
-export { classifyError, classifyNetworkFailure, type ErrorKind, type Outcome } from './outcome.js';
+export {
+  classifyError,
+  classifyNetworkFailure,
+  type ErrorKind,
+  type Outcome,
+  responseOutcome,
+} from './outcome.js';
 export { attachResult } from './result.js';
 export {
   type NodeReadableLike,

@@ -14,6 +14,7 @@ import { failing } from './decide/verdict.js';
 import type { CircuitBreakerLike } from './options.js';
 import { type Feature, type FeatureOptions, Stopped } from './run/roles.js';
 import { describeValue, show } from './show.js';
+import { originOf } from './url.js';
 
 export type { CircuitState } from './circuit-rules.js';
 
@@ -224,11 +225,7 @@ export class CircuitBreaker implements CircuitBreakerLike {
    * ports left out). A relative URL is resolved against the page's location; one that cannot be parsed is `''`.
    */
   origin(url: string | undefined): string {
-    try {
-      return new URL(url ?? '', (globalThis as { location?: { href?: string } }).location?.href).origin;
-    } catch {
-      return '';
-    }
+    return originOf(url);
   }
 
   /**

@@ -3,7 +3,7 @@ import { replayableBody } from './body.js';
 import type { BackoffResult } from './events.js';
 import { fetchRedirected } from './not-sent.js';
 import type { BackoffOptions } from './options.js';
-import { classifyError, type Outcome } from './outcome.js';
+import { classifyError, type Outcome, responseOutcome } from './outcome.js';
 import { attachResult } from './result.js';
 import type { Settled } from './run/roles.js';
 import { type Attempt, type Client, runCall } from './run/run.js';
@@ -77,11 +77,7 @@ class FetchClient implements Client<Response> {
   }
 
   outcome(settled: Settled<Response>): Outcome {
-    if (settled.ok) {
-      const response = settled.value;
-      const { status, headers, url } = response;
-      return { type: 'response', status, headers, response, url };
-    }
+    if (settled.ok) return responseOutcome(settled.value);
     const { error } = settled;
     return {
       type: 'error',

@@ -10,6 +10,7 @@ import type {
 } from './run/roles.js';
 import { describeValue } from './show.js';
 import { anySignal } from './sleep.js';
+import { originOf } from './url.js';
 
 /** Options of `new Hedge()`: send a copy of an attempt that has not answered after `delay` ms. */
 export interface HedgeOptions {
@@ -37,15 +38,6 @@ interface Copy {
   readonly release: () => void;
   readonly started: number;
   settled: boolean;
-}
-
-/** The origin of a URL (a relative one against the page's location), `''` when it has none. */
-function originOf(url: string | undefined): string {
-  try {
-    return new URL(url ?? '', (globalThis as { location?: { href?: string } }).location?.href).origin;
-  } catch {
-    return '';
-  }
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { CircuitBreakerLike, MetricsLike } from './options.js';
 import type { CallView, Feature, FeatureCall, FeatureSource } from './run/roles.js';
 import { describeValue } from './show.js';
+import { parseUrl } from './url.js';
 
 /** The parts of an OpenTelemetry `Meter` (`@opentelemetry/api`) that `BackoffMetrics` uses: typed by shape. */
 export interface MeterLike {
@@ -103,12 +104,8 @@ const DEFAULT_PORTS: Readonly<Record<string, number>> = {
  * `undefined` for a URL with no host (a `data:` URL, whose origin is `'null'`) or none at all; never throws.
  */
 function serverAttributes(url: string | undefined): Attributes | undefined {
-  let parsed: URL;
-  try {
-    parsed = new URL(url ?? '', (globalThis as { location?: { href?: string } }).location?.href);
-  } catch {
-    return undefined;
-  }
+  const parsed = parseUrl(url);
+  if (parsed === undefined) return undefined;
   const { hostname, protocol } = parsed;
   if (hostname === '') return undefined;
   const attributes: Attributes = {

@@ -57,6 +57,12 @@ const TLS_CODE = /^(?:ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED
 const FETCH_FAILED =
   /^(?:Failed to fetch|fetch failed|Load failed|NetworkError when attempting to fetch resource\.?|Network request failed|Network error)$/i;
 
+/** A fetch `Response` as an attempt's outcome (withBackoff's and ky's). */
+export function responseOutcome(response: Response): Outcome {
+  const { status, headers, url } = response;
+  return { type: 'response', status, headers, response, url };
+}
+
 /**
  * Classifies an error by its `code` and `name`, walking the `cause` chain (undici and axios's fetch adapter wrap
  * the real socket error). Abort is left to the caller when it can tell (it knows the signal), but an error named

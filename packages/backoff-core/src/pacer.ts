@@ -7,6 +7,7 @@ import { MemoryPacerStore, type PacerStore } from './pacer-store.js';
 import { type Feature, type FeatureOptions, Stopped } from './run/roles.js';
 import { parseRateQuota } from './server-timing.js';
 import { describeValue } from './show.js';
+import { originOf } from './url.js';
 
 /** What a request looks like to `key`. */
 export interface PacedRequest {
@@ -96,14 +97,8 @@ interface Kept {
   hold: Hold | undefined;
 }
 
-/** The origin of a URL (a relative one against the page's location), `''` when it has none. */
-function origin(request: PacedRequest): string {
-  try {
-    return new URL(request.url ?? '', (globalThis as { location?: { href?: string } }).location?.href).origin;
-  } catch {
-    return '';
-  }
-}
+/** The origin of a paced request's URL, `''` when it has none. */
+const origin = (request: PacedRequest): string => originOf(request.url);
 
 const QUOTA_CHECKS = {
   limit: range(1e9, 1, 'an integer'),

@@ -107,6 +107,7 @@ describe('the public surface', () => {
       'parseHttpDate',
       'receivedHeaders',
       'replayableBody',
+      'responseOutcome',
       'resumable',
       'resumeBody',
       'resumeReadable',

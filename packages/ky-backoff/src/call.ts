@@ -9,6 +9,7 @@ import {
   fetchRedirected,
   field,
   type Outcome,
+  responseOutcome,
   type Settled,
   Stopped,
 } from 'backoff-core/adapter';
@@ -27,14 +28,6 @@ function errorKind(error: unknown, aborted: boolean): ErrorKind {
   const network = isKyError(error, 'NetworkError');
   return network ? classifyNetworkFailure(field(error, 'cause')) : classifyError(error);
 }
-
-const answered = (response: Response): Outcome => ({
-  type: 'response',
-  status: response.status,
-  headers: response.headers,
-  response,
-  url: response.url,
-});
 
 /** A response the core retries although ky would not (a 2xx in `statusCodes`), as an error ky retries. */
 export class RetriedResponseError extends Error {
@@ -188,7 +181,7 @@ export class KyCall implements Client<Response> {
     const seen = status !== undefined && status === this.#fetched ? (this.#copy ?? status) : status;
     const outcome: Outcome =
       seen !== undefined
-        ? Object.assign(answered(seen), { kyError: error })
+        ? Object.assign(responseOutcome(seen), { kyError: error })
         : {
             type: 'error',
             kind: errorKind(error, signal.aborted && !isKyError(error, 'TimeoutError')),
@@ -207,7 +200,7 @@ export class KyCall implements Client<Response> {
   after(response: Response): Promise<unknown> | undefined {
     if (this.phase !== 'answering' || (!response.ok && this.#setup.throws(response.status))) return undefined;
     const asked = this.#wait('after');
-    this.#judged(answered(response));
+    this.#judged(responseOutcome(response));
     return asked;
   }
 
@@ -220,7 +213,7 @@ export class KyCall implements Client<Response> {
       const response = this.#fetched;
       const outcome: Outcome =
         response !== undefined
-          ? { ...answered(response), forced: true }
+          ? { ...responseOutcome(response), forced: true }
           : { type: 'error', kind: 'unknown', error, forced: true };
       response?.body?.cancel().catch(() => {});
       this.#kyError = error;
@@ -243,7 +236,7 @@ export class KyCall implements Client<Response> {
       const response = field(error, 'response');
       this.#judged(
         isKyError(error, 'HTTPError') && response instanceof Response
-          ? answered(response)
+          ? responseOutcome(response)
           : {
               type: 'error',
               kind: errorKind(error, this.#request.signal.aborted && !isKyError(error, 'TimeoutError')),
@@ -298,7 +291,7 @@ export class KyCall implements Client<Response> {
   }
 
   outcome(settled: Settled<Response>): Outcome {
-    if (settled.ok) return answered(settled.value);
+    if (settled.ok) return responseOutcome(settled.value);
     return {
       type: 'error',
       kind: errorKind(settled.error, this.#request.signal.aborted),

@@ -144,10 +144,10 @@ export class Call implements CallView, CallFacts {
     return key !== undefined && key !== '' && idempotencyKeyProblem(key) === undefined ? key : null;
   }
 
-  /** What remains of the deadline now, in ms (infinite without one). */
-  left(): number {
-    const { deadline, now } = this.policy.options;
-    return deadline === undefined ? Number.POSITIVE_INFINITY : deadline - (now() - this.started);
+  /** What remains of the deadline at `at` (now unless given), in ms (infinite without one). */
+  left(at: number = this.policy.options.now()): number {
+    const { deadline } = this.policy.options;
+    return deadline === undefined ? Number.POSITIVE_INFINITY : deadline - (at - this.started);
   }
 
   /** Tells every feature, once, that the call ended. */

@@ -260,8 +260,7 @@ function verdicts(
 function limits(call: Call, outcome: Outcome, judged: Verdict, refused: boolean, now: number): Decision {
   const { options, budget } = call.policy;
   const status = outcome.type === 'response' ? outcome.status : undefined;
-  const { deadline } = options;
-  const left = deadline === undefined ? Number.POSITIVE_INFINITY : deadline - (now - call.started);
+  const left = call.left(now);
   const planned = plan(judged, call.asked, status === 429, call, left, now, options);
   if (!planned.retry) return planned;
   let delay = planned.computed;

@@ -93,6 +93,32 @@ export interface KyCallSetup {
 }
 
 /**
+ * One attempt of a ky call: the Request ky hands its fetch, after ky's own hooks (beforeRequest, beforeRetry), so
+ * that what is read and changed is what goes out. ky clones its request for the next attempt before it sends this
+ * one: a change stays on this attempt.
+ */
+class KyAttempt implements Attempt {
+  constructor(
+    readonly request: Request,
+    /** A hedge's copy: a clone of the attempt's request, this copy's own. */
+    readonly copied = false,
+  ) {}
+
+  get headers(): Headers {
+    return this.request.headers;
+  }
+
+  header(name: string, value: string | null): void {
+    if (value === null) this.request.headers.delete(name);
+    else this.request.headers.set(name, value);
+  }
+
+  copy(): KyAttempt {
+    return new KyAttempt(this.request.clone(), true);
+  }
+}
+
+/**
  * One ky call, as the runner drives it (the core's `Client`): ky's own retry loop runs as ky runs it, and at each of
  * ky's steps the call hands over to the runner, which sends, decides and waits, then answers ky. It never drives ky:
  * it only answers where ky asks.
@@ -167,7 +193,7 @@ export class KyCall implements Client<Response> {
     this.#verdict = undefined;
     this.#early = undefined;
     const answer = this.#wait('fetch') as Promise<Response>;
-    this.#sending.resolve({ headers: request.headers });
+    this.#sending.resolve(new KyAttempt(request));
     return answer;
   }
 
@@ -291,10 +317,12 @@ export class KyCall implements Client<Response> {
     return this.#sending.promise;
   }
 
-  send(_attempt: Attempt, signal?: AbortSignal): Promise<Response> {
-    const request = this.#request;
+  send(attempt: Attempt, signal?: AbortSignal): Promise<Response> {
+    const { request, copied } = attempt as KyAttempt;
     const send = this.#send as (request: Request) => Promise<Response>;
-    return send(signal ? new Request(request.clone(), { signal }) : request);
+    // A hedged copy goes with its own signal; the attempt's own request stays ky's to read, a copy is ours already.
+    if (signal === undefined) return send(request);
+    return send(new Request(copied ? request : request.clone(), { signal }));
   }
 
   outcome(settled: Settled<Response>): Outcome {

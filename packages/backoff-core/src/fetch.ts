@@ -63,10 +63,7 @@ class FetchAttempt implements Attempt {
   }
 
   copy(): FetchAttempt {
-    return new FetchAttempt(
-      this.#client,
-      this.own === undefined ? undefined : new Headers(this.own),
-    );
+    return new FetchAttempt(this.#client, this.own === undefined ? undefined : new Headers(this.own));
   }
 }
 

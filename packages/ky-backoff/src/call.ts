@@ -95,26 +95,30 @@ export interface KyCallSetup {
 /**
  * One attempt of a ky call: the Request ky hands its fetch, after ky's own hooks (beforeRequest, beforeRetry), so
  * that what is read and changed is what goes out. ky clones its request for the next attempt before it sends this
- * one: a change stays on this attempt.
+ * one: a change stays on this attempt. A hedge's copy has headers of its own and clones the request only when it
+ * is sent (a copy that never goes leaves no body to cancel).
  */
 class KyAttempt implements Attempt {
-  constructor(
-    readonly request: Request,
-    /** A hedge's copy: a clone of the attempt's request, this copy's own. */
-    readonly copied = false,
-  ) {}
+  readonly request: Request;
+  /** A hedge's copy's own headers. */
+  readonly own: Headers | undefined;
+
+  constructor(request: Request, own?: Headers) {
+    this.request = request;
+    this.own = own;
+  }
 
   get headers(): Headers {
-    return this.request.headers;
+    return this.own ?? this.request.headers;
   }
 
   header(name: string, value: string | null): void {
-    if (value === null) this.request.headers.delete(name);
-    else this.request.headers.set(name, value);
+    if (value === null) this.headers.delete(name);
+    else this.headers.set(name, value);
   }
 
   copy(): KyAttempt {
-    return new KyAttempt(this.request.clone(), true);
+    return new KyAttempt(this.request, new Headers(this.headers));
   }
 }
 
@@ -318,11 +322,12 @@ export class KyCall implements Client<Response> {
   }
 
   send(attempt: Attempt, signal?: AbortSignal): Promise<Response> {
-    const { request, copied } = attempt as KyAttempt;
+    const { request, own } = attempt as KyAttempt;
     const send = this.#send as (request: Request) => Promise<Response>;
-    // A hedged copy goes with its own signal; the attempt's own request stays ky's to read, a copy is ours already.
     if (signal === undefined) return send(request);
-    return send(new Request(copied ? request : request.clone(), { signal }));
+    // A hedged copy goes with its own signal (and a copy with its own headers); ky's request stays ky's to read.
+    const init: RequestInit = own === undefined ? { signal } : { signal, headers: own };
+    return send(new Request(request.clone(), init));
   }
 
   outcome(settled: Settled<Response>): Outcome {

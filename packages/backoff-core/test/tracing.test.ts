@@ -9,7 +9,7 @@ import {
 } from '@backoff/test-utils/tracing';
 import { createBackoff, Hedge, Pacer, withBackoff } from 'backoff-core';
 import { runCall } from 'backoff-core/adapter';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { redactedUrl } from '../src/tracing/spans.ts';
 import { withBackoffDriver } from './support/with-backoff-driver.ts';
 
@@ -23,10 +23,10 @@ describe('spans of withBackoff, against a scripted fetch', () => {
   beforeAll(() => {
     recorder = new TraceRecorder();
   });
+  beforeEach(() => recorder.reset());
   afterEach(() => {
     expect(recorder.unbalanced()).toBe(0);
     expect(clock.pendingCount).toBe(0);
-    recorder.reset();
   });
 
   /** A fetch answering each call from `script`: a status, an error to throw, or 'hang' (until aborted). */

@@ -1,5 +1,7 @@
 import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import type { BackoffOptions } from 'backoff-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -25,10 +27,14 @@ const spanIdIn = (traceparent: string | undefined): string | undefined => tracep
 /**
  * The spans of the `tracer` option through one client, against a real server on 127.0.0.1: the call's span, a
  * client span per attempt after the HTTP client conventions, the waits as events, every span ended once, and the
- * trace's context on every attempt the server sees. With `wire: 'undici'` (a client on Node's fetch) the undici
- * instrumentation is active too: its one wire span per attempt nests under the attempt's span.
+ * trace's context on every attempt the server sees. With `wire` the app's HTTP instrumentation is active too (the
+ * undici one for a client on Node's fetch, the http one for Node's http module): its one wire span per attempt
+ * nests under the attempt's span.
  */
-export function describeTracingClient(driver: BackoffClientDriver, { wire }: { wire?: 'undici' } = {}): void {
+export function describeTracingClient(
+  driver: BackoffClientDriver,
+  { wire }: { wire?: 'undici' | 'http' } = {},
+): void {
   describe(`tracing suite: ${driver.name}`, () => {
     const server = new TraceServer();
     let recorder: TraceRecorder;
@@ -158,38 +164,45 @@ export function describeTracingClient(driver: BackoffClientDriver, { wire }: { w
       await client().send({ method: 'GET', path: '/items' });
       const { call, attempts } = split(ours());
       expect(server.arrivals).toHaveLength(3);
-      const wire = recorder.spans().filter((span) => span.instrumentationScope.name !== 'backoff-test');
       server.arrivals.forEach((arrival, i) => {
-        // One line, not two: with the undici instrumentation its wire span's context goes, not also ours.
         expect(arrival.traceparents).toHaveLength(1);
-        const named = wire.length > 0 ? wire[i] : attempts[i];
+        const named = attempts[i];
         expect(spanIdIn(arrival.traceparents[0])).toBe(named && idOf(named));
         expect(arrival.traceparents[0]?.split('-')[1]).toBe(call[0]?.spanContext().traceId);
       });
     });
 
-    if (wire === 'undici') {
-      describe('with the undici instrumentation', () => {
-        let instrumentation: UndiciInstrumentation;
+    if (wire !== undefined) {
+      describe(`with the ${wire} instrumentation`, () => {
+        let instrumentation: UndiciInstrumentation | HttpInstrumentation;
         beforeAll(() => {
           // Enabled as it is made (its `enabled: false` would also make it skip every request).
-          instrumentation = new UndiciInstrumentation();
+          instrumentation =
+            wire === 'undici'
+              ? new UndiciInstrumentation()
+              : new HttpInstrumentation({ ignoreIncomingRequestHook: () => true });
           instrumentation.setTracerProvider(recorder.provider);
+          // The http instrumentation patches the module as it is next required.
+          if (wire === 'http') createRequire(import.meta.url)('node:http');
         });
         afterAll(() => instrumentation.disable());
 
-        it('one wire span per attempt, each the child of its attempt span', async () => {
+        it('one wire span per attempt, each the child of its attempt span; the server sees its context', async () => {
           server.script('/items', [503, 503]);
           await client().send({ method: 'GET', path: '/items' });
           const { attempts } = split(ours());
-          const wire = recorder.spans().filter((span) => span.instrumentationScope.name !== 'backoff-test');
+          const wire = recorder
+            .spans()
+            .filter(
+              (span) => span.instrumentationScope.name !== 'backoff-test' && span.kind === SpanKind.CLIENT,
+            );
           expect(attempts).toHaveLength(3);
           expect(wire).toHaveLength(3);
           expect(wire.map(parentOf).sort()).toEqual(attempts.map(idOf).sort());
           expect(wire.map((span) => span.attributes['http.response.status_code']).sort()).toEqual([
             200, 503, 503,
           ]);
-          // Exactly one traceparent per request, naming the wire span (undici's own), under ours.
+          // Exactly one traceparent per request (not ours and the instrumentation's both), naming the wire span.
           expect(server.arrivals.map((arrival) => arrival.traceparents.length)).toEqual([1, 1, 1]);
           expect(server.arrivals.map((arrival) => spanIdIn(arrival.traceparents[0])).sort()).toEqual(
             wire.map(idOf).sort(),

@@ -111,6 +111,14 @@ describe('options are validated at createBackoff, naming the option', () => {
     ['timers null', { timers: null }, TypeError, /`timers`/],
     ['timers without clearTimeout', { timers: { setTimeout } }, TypeError, /`timers`/],
     ['timers as the setTimeout function', { timers: setTimeout }, TypeError, /`timers`/],
+    ['tracer {}', { tracer: {} }, TypeError, /`tracer` to be an OpenTelemetry Tracer/],
+    [
+      'tracer as a TracerProvider',
+      { tracer: { getTracer: () => ({}) } },
+      TypeError,
+      /`tracer`.*getTracer\('my-app'\)/,
+    ],
+    ["tracer 'my-app'", { tracer: 'my-app' }, TypeError, /`tracer`/],
     ['maxRetryAfter -1', { maxRetryAfter: -1 }, RangeError, /`maxRetryAfter`/],
     ['maxRetryAfter above 2^31-1', { maxRetryAfter: MAX_TIMER_DELAY + 1 }, RangeError, /`maxRetryAfter`/],
     [

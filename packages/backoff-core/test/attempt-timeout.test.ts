@@ -101,7 +101,9 @@ describe('attemptTimeout on withBackoff, against a server that stalls', () => {
   it("the caller's abort during a stalled attempt ends the call at once: no further send", async () => {
     server.script = ['stall', 200];
     const controller = new AbortController();
-    const pending = fetchWith({ attemptTimeout: 5000 })(`${server.base}/items`, { signal: controller.signal });
+    const pending = fetchWith({ attemptTimeout: 5000 })(`${server.base}/items`, {
+      signal: controller.signal,
+    });
     await server.arrived(1);
     const started = performance.now();
     controller.abort();

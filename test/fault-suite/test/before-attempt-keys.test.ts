@@ -89,8 +89,20 @@ const CLIENTS: ReadonlyArray<readonly [string, Send]> = [
         },
       ] as const,
   ),
-  ['ky 2', (url, headers, options) => kyBackoff(ky, options).post(url, { headers, json: { n: 1 } }).text()],
-  ['ky 1', (url, headers, options) => kyBackoff(ky1, options).post(url, { headers, json: { n: 1 } }).text()],
+  [
+    'ky 2',
+    (url, headers, options) =>
+      kyBackoff(ky, options)
+        .post(url, { headers, json: { n: 1 } })
+        .text(),
+  ],
+  [
+    'ky 1',
+    (url, headers, options) =>
+      kyBackoff(ky1, options)
+        .post(url, { headers, json: { n: 1 } })
+        .text(),
+  ],
 ];
 
 describe('beforeAttempt cannot make a POST go twice without its key, on the server side', () => {

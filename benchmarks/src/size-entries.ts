@@ -16,41 +16,58 @@ export interface SizeEntry {
 
 // The adapters are measured as a user imports them: the adapter function alone (src/size/*-only.ts), so that the
 // opt-in CircuitBreaker and BackoffMetrics, which the packages also export, count only where they are used.
+/**
+ * What a bundle leaves to a chunk of its own and loads only when asked: the spans of the `tracer` option (a dynamic
+ * import, which every splitting bundler emits apart) and `@opentelemetry/api`, an optional peer they load. Left out
+ * of the bundles below, as they are of what a page loads at start; measured on their own (the tracing chunk).
+ */
+const ON_DEMAND = ['./spans.js', '@opentelemetry/api'];
+
 export const SIZE_ENTRIES: readonly SizeEntry[] = [
   {
     name: 'axios-backoff (with backoff-core)',
     path: 'src/size/axios-backoff-only.ts',
-    external: ['axios'],
+    external: ['axios', ...ON_DEMAND],
     budget: 14_100,
   },
   {
     name: 'ky-backoff (with backoff-core)',
     path: 'src/size/ky-backoff-only.ts',
-    external: ['ky'],
+    external: ['ky', ...ON_DEMAND],
     budget: 15_100,
   },
   {
     name: 'axios-backoff + CircuitBreaker + BackoffMetrics',
     path: 'src/size/axios-backoff-resilience.ts',
-    external: ['axios'],
+    external: ['axios', ...ON_DEMAND],
     budget: 18_475,
   },
   {
     name: 'ky-backoff + CircuitBreaker + BackoffMetrics',
     path: 'src/size/ky-backoff-resilience.ts',
-    external: ['ky'],
+    external: ['ky', ...ON_DEMAND],
     budget: 19_475,
   },
   // What a user who calls only `withBackoff(fetch)` ships.
   {
     name: 'withBackoff (backoff-core)',
     path: 'src/size/with-backoff-only.ts',
-    external: [],
+    external: ON_DEMAND,
     budget: 11_950,
   },
   // The whole package, CircuitBreaker and BackoffMetrics included.
-  { name: 'backoff-core', path: '../packages/backoff-core/src/index.ts', external: [], budget: 20_000 },
+  {
+    name: 'backoff-core',
+    path: '../packages/backoff-core/src/index.ts',
+    external: ON_DEMAND,
+    budget: 20_000,
+  },
   // The adapters' own code alone: what they would weigh on top of a core the page already has.
+  {
+    name: 'tracing chunk (loaded with `tracer`)',
+    path: '../packages/backoff-core/src/tracing/spans.ts',
+    external: ['@opentelemetry/api'],
+  },
   {
     name: 'axios-backoff alone (core external)',
     path: '../packages/axios-backoff/src/index.ts',

@@ -1,6 +1,6 @@
 import axios, { type AxiosInstance } from 'axios';
 import { type Backoff, createBackoff } from 'backoff-core';
-import { failing, peerConfigError } from './peer-config.js';
+import { attemptTimeoutError, attemptTimeoutMessage, failing, peerConfigError } from './peer-config.js';
 import { countCancelled, type Installation, originalAdapter, retryingAdapter } from './retry-adapter.js';
 import type { AxiosBackoffOptions } from './types.js';
 
@@ -44,12 +44,15 @@ export function axiosBackoff(instance: AxiosInstance = axios, options?: AxiosBac
   if (Object.hasOwn(instance, INSTALLED)) {
     throw new Error('axiosBackoff is already installed on this axios instance: remove it first.');
   }
+  if (options?.attemptTimeout !== undefined) {
+    throw new TypeError(attemptTimeoutMessage(options.attemptTimeout, 'in the options of `axiosBackoff`'));
+  }
   const installation: Installation = { policy: createBackoff(options), active: true };
   const id = instance.interceptors.request.use(
     (config) => {
       // A peer's settings left behind fail the request unsent, where axios fails any request (never a throw here:
       // axios 1.13 mishandles a synchronous request interceptor that throws).
-      const leftover = peerConfigError(config, instance);
+      const leftover = peerConfigError(config, instance) ?? attemptTimeoutError(config);
       if (leftover !== undefined) {
         config.adapter = failing(leftover);
         return config;

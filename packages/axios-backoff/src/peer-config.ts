@@ -93,3 +93,26 @@ export function peerConfigError(
 export function failing(error: AxiosError): AxiosAdapter {
   return () => Promise.reject(error);
 }
+
+/** How a value shows in an error: a number as it is, anything else by its type. */
+const shown = (value: unknown) => (typeof value === 'number' ? String(value) : typeof value);
+
+/**
+ * What `attemptTimeout` given to axios-backoff says: axios's own `timeout` already bounds each attempt (every retry
+ * gets all of it), and a second timer beside it would only make two answers to one question.
+ */
+export function attemptTimeoutMessage(value: unknown, where: string): string {
+  return `\`attemptTimeout\` is withBackoff's option, not axios-backoff's (${where}, got ${shown(value)}): axios's own \`timeout\` is already per attempt, each retry gets all of it. Set \`timeout\` on the instance or the request instead${typeof value === 'number' ? ` (\`timeout: ${value}\`)` : ''}; \`deadline\` bounds the whole call.`;
+}
+
+/** The error for a request whose `backoff` sets `attemptTimeout`: not sent, as for a peer's settings. */
+export function attemptTimeoutError(config: InternalAxiosRequestConfig): AxiosError | undefined {
+  const { backoff } = config;
+  if (typeof backoff !== 'object' || backoff === null || backoff.attemptTimeout === undefined)
+    return undefined;
+  return new AxiosError(
+    `Not sent: ${attemptTimeoutMessage(backoff.attemptTimeout, "in this request's `backoff`")}`,
+    'ERR_BAD_OPTION',
+    config,
+  );
+}

@@ -1,6 +1,7 @@
 import axios, {
   type AxiosAdapter,
   AxiosError,
+  AxiosHeaders,
   type AxiosResponse,
   type InternalAxiosRequestConfig,
 } from 'axios';
@@ -133,6 +134,37 @@ function cancelled(error: unknown): Client<never> {
   };
 }
 
+/**
+ * One attempt of an axios request: the config's headers as the adapter will send them. A `beforeAttempt` that
+ * changes them gets AxiosHeaders of this attempt's own, copied from the config's at the first change: the next
+ * attempt starts from the config's headers again (with the generated key).
+ */
+class AxiosAttempt implements Attempt {
+  readonly #config: InternalAxiosRequestConfig;
+  /** This attempt's own headers, once something changed them. */
+  own: AxiosHeaders | undefined;
+
+  constructor(config: InternalAxiosRequestConfig, own?: AxiosHeaders) {
+    this.#config = config;
+    this.own = own;
+  }
+
+  get headers(): AxiosHeaders {
+    return this.own ?? this.#config.headers;
+  }
+
+  header(name: string, value: string | null): void {
+    this.own ??= new AxiosHeaders(this.#config.headers);
+    if (value === null) this.own.delete(name);
+    // Replacing a value of `false` too (axios's "never send it"): the hook said what to send.
+    else this.own.set(name, value, true);
+  }
+
+  copy(): AxiosAttempt {
+    return new AxiosAttempt(this.#config, new AxiosHeaders(this.headers));
+  }
+}
+
 /** One request through axios's own adapter: what the runner asks of axios-backoff. */
 class AxiosClient implements Client<AxiosResponse> {
   readonly #adapter: AxiosAdapter;
@@ -141,6 +173,8 @@ class AxiosClient implements Client<AxiosResponse> {
   readonly #http: boolean;
   /** The request's signal and cancel token as one AbortSignal for the core's waits, bridged when first needed. */
   #bridge: ReturnType<typeof waitSignal> | undefined;
+  /** The attempt about to go; a new one only after a hook changed the last one's headers. */
+  #attempt: AxiosAttempt | undefined;
 
   constructor(adapter: AxiosAdapter, config: InternalAxiosRequestConfig) {
     this.#adapter = adapter;
@@ -149,14 +183,23 @@ class AxiosClient implements Client<AxiosResponse> {
   }
 
   next(): Attempt {
-    return this.#config;
+    if (this.#attempt === undefined || this.#attempt.own !== undefined) {
+      this.#attempt = new AxiosAttempt(this.#config);
+    }
+    return this.#attempt;
   }
 
-  send(_attempt: Attempt, signal?: AbortSignal): Promise<AxiosResponse> {
+  send(attempt: Attempt, signal?: AbortSignal): Promise<AxiosResponse> {
     // Called as a plain function, as axios calls it: an adapter may be a method that `this` would confuse.
     const adapter = this.#adapter;
-    // A hedged copy goes with a config of its own whose signal follows the caller's (and aborts a loser).
-    return adapter(signal === undefined ? this.#config : { ...this.#config, signal });
+    const own = (attempt as AxiosAttempt).own;
+    if (own === undefined && signal === undefined) return adapter(this.#config);
+    // A hedged copy goes with a config of its own whose signal follows the caller's (and aborts a loser); an attempt
+    // whose headers a hook changed, with a config carrying them.
+    const config: InternalAxiosRequestConfig = { ...this.#config };
+    if (own !== undefined) config.headers = own;
+    if (signal !== undefined) config.signal = signal;
+    return adapter(config);
   }
 
   outcome(settled: Settled<AxiosResponse>): Outcome {

@@ -2,6 +2,7 @@ import type { RetryBudget } from './budget.js';
 import type { BackoffOptions, ResolvedOptions } from './options.js';
 import type { Policy } from './run/call.js';
 import type { Feature, FeatureSource, Strategy } from './run/roles.js';
+import { tracing } from './tracing/feature.js';
 import { resolveBudget, resolveOptions } from './validate.js';
 
 /** A retry policy: validated options, the budget its requests share, and the features its options brought. */
@@ -18,15 +19,19 @@ export interface Backoff extends Policy {
 
 /**
  * The features a policy's options bring, in the order they act: the breaker first (it may refuse a call), then
- * the pacer (it holds sends), then the metrics (they count what the others did). Each is made by the instance the
- * user passed, so a bundle that never creates one holds none of its code.
+ * the pacer (it holds sends), then the metrics (they count what the others did), then the trace. Each is made by
+ * the instance the user passed, so a bundle that never creates one holds none of its code; the trace's code is
+ * imported only when `tracer` is set.
  */
 function featuresOf(options: ResolvedOptions): Feature[] {
   const sources: FeatureSource[] = [];
   for (const source of [options.circuitBreaker, options.pacer, options.metrics]) {
     if (source !== undefined) sources.push(source);
   }
-  return sources.map((source) => source.feature(options, sources));
+  const features = sources.map((source) => source.feature(options, sources));
+  // Last: its call span ends after the others heard of the end, and it sees every hold the pacer made.
+  if (options.tracer !== undefined) features.push(tracing(options.tracer));
+  return features;
 }
 
 function make(options: ResolvedOptions, budget: RetryBudget | undefined): Backoff {

@@ -34,6 +34,39 @@ function urlOf(input: FetchInput): string {
   return input instanceof URL ? input.href : input.url;
 }
 
+/**
+ * One attempt of a fetch call: the headers fetch will send (init's replace the Request's), read only when asked.
+ * A `beforeAttempt` that changes them gets headers of this attempt's own, copied from the caller's at the first
+ * change: the next attempt starts from the caller's headers again (plus the generated key).
+ */
+class FetchAttempt implements Attempt {
+  readonly #client: FetchClient;
+  /** This attempt's own headers, once something changed them. */
+  own: Headers | undefined;
+
+  constructor(client: FetchClient, own?: Headers) {
+    this.#client = client;
+    this.own = own;
+  }
+
+  // A getter fetch's own headers are read through: nothing is copied for an attempt no one changes.
+  readonly headers = (name: string): string | null | undefined => {
+    if (this.own !== undefined) return this.own.get(name);
+    const headers = this.#client.baseHeaders();
+    return headers === undefined ? undefined : new Headers(headers).get(name);
+  };
+
+  header(name: string, value: string | null): void {
+    this.own ??= new Headers(this.#client.baseHeaders());
+    if (value === null) this.own.delete(name);
+    else this.own.set(name, value);
+  }
+
+  copy(): FetchAttempt {
+    return new FetchAttempt(this.#client, this.own === undefined ? undefined : new Headers(this.own));
+  }
+}
+
 /** One call through fetch: what the runner asks of withBackoff. */
 class FetchClient implements Client<Response> {
   readonly #send: FetchLike;
@@ -43,13 +76,8 @@ class FetchClient implements Client<Response> {
   readonly #request: Request | undefined;
   /** fetch's init as every attempt sends it (with the generated Idempotency-Key, when there is one). */
   init: RequestInit | undefined;
-  /** The attempt: its headers as fetch will send them (init's replace the Request's), read only when asked. */
-  readonly #attempt: Attempt = {
-    headers: (name: string) => {
-      const headers = this.init?.headers ?? this.#request?.headers;
-      return headers === undefined ? undefined : new Headers(headers).get(name);
-    },
-  };
+  /** The attempt about to go; a new one only after a hook changed the last one's headers. */
+  #attempt: FetchAttempt = new FetchAttempt(this);
 
   constructor(
     send: FetchLike,
@@ -65,15 +93,26 @@ class FetchClient implements Client<Response> {
     this.#redirected = fetchRedirected(init?.redirect ?? request?.redirect);
   }
 
+  /** The headers every attempt starts from: the caller's (init's replace the Request's), with the generated key. */
+  baseHeaders(): HeadersInit | undefined {
+    return this.init?.headers ?? this.#request?.headers;
+  }
+
   next(): Attempt {
+    if (this.#attempt.own !== undefined) this.#attempt = new FetchAttempt(this);
     return this.#attempt;
   }
 
-  send(_attempt: Attempt, signal?: AbortSignal): Promise<Response> {
+  send(attempt: Attempt, signal?: AbortSignal): Promise<Response> {
     // Called as a plain function: a browser's own `fetch` throws "Illegal invocation" when called on another object.
     const send = this.#send;
+    const own = (attempt as FetchAttempt).own;
     // A hedged copy goes with its own signal (it follows the caller's); init's signal replaces a Request's.
-    return send(this.#input, signal === undefined ? this.init : { ...this.init, signal });
+    if (own === undefined && signal === undefined) return send(this.#input, this.init);
+    const init: RequestInit = { ...this.init };
+    if (own !== undefined) init.headers = own;
+    if (signal !== undefined) init.signal = signal;
+    return send(this.#input, init);
   }
 
   outcome(settled: Settled<Response>): Outcome {

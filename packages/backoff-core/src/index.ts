@@ -9,7 +9,13 @@ export {
   type CircuitState,
   type CircuitStateChange,
 } from './circuit-breaker.js';
-export type { BackoffResult, DelayContext, RetryEvent, ShouldRetryContext } from './events.js';
+export type {
+  AttemptContext,
+  BackoffResult,
+  DelayContext,
+  RetryEvent,
+  ShouldRetryContext,
+} from './events.js';
 export { type FetchWithBackoff, withBackoff } from './fetch.js';
 export { Hedge, type HedgeOptions } from './hedge.js';
 export { BackoffMetrics, type BackoffMetricsOptions, type BackoffMetricsSnapshot } from './metrics.js';

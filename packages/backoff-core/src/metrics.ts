@@ -1,7 +1,7 @@
 import type { CircuitBreakerLike, MetricsLike } from './options.js';
 import type { CallView, Feature, FeatureCall, FeatureSource } from './run/roles.js';
+import { METHODS, serverAttributes } from './semconv.js';
 import { describeValue } from './show.js';
-import { parseUrl } from './url.js';
 
 /** The parts of an OpenTelemetry `Meter` (`@opentelemetry/api`) that `BackoffMetrics` uses: typed by shape. */
 export interface MeterLike {
@@ -90,54 +90,10 @@ const ATTEMPT_BOUNDS = [1, 2, 3, 4, 5, 6, 8, 11];
  */
 const DELAY_BOUNDS = [0, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300];
 
-/** The default port of each scheme that has one: `server.port` when the URL names none. */
-const DEFAULT_PORTS: Readonly<Record<string, number>> = {
-  'http:': 80,
-  'https:': 443,
-  'ws:': 80,
-  'wss:': 443,
-};
-
-/**
- * The OpenTelemetry attributes of the server a URL (or an origin) points at: `url.scheme`, `server.address` (the
- * bare host, an IPv6 one without its brackets) and `server.port` (the scheme's default when the URL names none).
- * `undefined` for a URL with no host (a `data:` URL, whose origin is `'null'`) or none at all; never throws.
- */
-function serverAttributes(url: string | undefined): Attributes | undefined {
-  const parsed = parseUrl(url);
-  if (parsed === undefined) return undefined;
-  const { hostname, protocol } = parsed;
-  if (hostname === '') return undefined;
-  const attributes: Attributes = {
-    'url.scheme': protocol.slice(0, -1),
-    'server.address': hostname.startsWith('[') ? hostname.slice(1, -1) : hostname,
-  };
-  const port = parsed.port === '' ? DEFAULT_PORTS[protocol] : Number(parsed.port);
-  if (port !== undefined) attributes['server.port'] = port;
-  return attributes;
-}
-
 /** A source that is a circuit breaker (its state changes are counted): by shape, as another copy's would be. */
 const isBreaker = (source: FeatureSource): source is CircuitBreakerLike =>
   typeof (source as Partial<CircuitBreakerLike>).listen === 'function' &&
   typeof (source as Partial<CircuitBreakerLike>).toJSON === 'function';
-
-/**
- * The methods `http.request.method` names as they are: the HTTP convention's (RFC 9110's and PATCH), and QUERY,
- * which the core knows too. Any other is `'_OTHER'`, so that a typo cannot add a series.
- */
-const METHODS = new Set([
-  'CONNECT',
-  'DELETE',
-  'GET',
-  'HEAD',
-  'OPTIONS',
-  'PATCH',
-  'POST',
-  'PUT',
-  'TRACE',
-  'QUERY',
-]);
 
 /**
  * The `error.type` of a call that failed, as the HTTP convention has it: the final status as a string when the

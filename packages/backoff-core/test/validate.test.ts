@@ -111,6 +111,14 @@ describe('options are validated at createBackoff, naming the option', () => {
     ['timers null', { timers: null }, TypeError, /`timers`/],
     ['timers without clearTimeout', { timers: { setTimeout } }, TypeError, /`timers`/],
     ['timers as the setTimeout function', { timers: setTimeout }, TypeError, /`timers`/],
+    ['tracer {}', { tracer: {} }, TypeError, /`tracer` to be an OpenTelemetry Tracer/],
+    [
+      'tracer as a TracerProvider',
+      { tracer: { getTracer: () => ({}) } },
+      TypeError,
+      /`tracer`.*getTracer\('my-app'\)/,
+    ],
+    ["tracer 'my-app'", { tracer: 'my-app' }, TypeError, /`tracer`/],
     ['maxRetryAfter -1', { maxRetryAfter: -1 }, RangeError, /`maxRetryAfter`/],
     ['maxRetryAfter above 2^31-1', { maxRetryAfter: MAX_TIMER_DELAY + 1 }, RangeError, /`maxRetryAfter`/],
     [
@@ -131,6 +139,11 @@ describe('options are validated at createBackoff, naming the option', () => {
     ['deadline -1', { deadline: -1 }, RangeError, /`deadline`/],
     ['deadline above 2^31-1', { deadline: MAX_TIMER_DELAY + 1 }, RangeError, /`deadline`/],
     ['deadline NaN', { deadline: Number.NaN }, RangeError, /`deadline`/],
+    ['attemptTimeout 0', { attemptTimeout: 0 }, RangeError, /`attemptTimeout`/],
+    ['attemptTimeout -1', { attemptTimeout: -1 }, RangeError, /`attemptTimeout`/],
+    ['attemptTimeout above 2^31-1', { attemptTimeout: MAX_TIMER_DELAY + 1 }, RangeError, /`attemptTimeout`/],
+    ["attemptTimeout '200'", { attemptTimeout: '200' }, TypeError, /`attemptTimeout` to be a number/],
+    ['beforeAttempt true', { beforeAttempt: true }, TypeError, /`beforeAttempt`/],
     ["budget 'x'", { budget: 'x' }, TypeError, /`budget`/],
     ['budget null', { budget: null }, TypeError, /`budget`/],
     ['budget true', { budget: true }, TypeError, /`budget`/],
@@ -459,6 +472,19 @@ describe('options a switcher gets wrong: every problem in one run, each with its
       expect(asked(86_400)).toMatchObject({ retry: true, delay: 86_400_000, serverDelay: 86_400_000 });
       // Thirty days: longer than any timer can wait.
       expect(asked(2_592_000)).toMatchObject({ retry: false, reason: 'retry-after-too-long' });
+    });
+
+    it('`attemptTimeout: Infinity` is no timeout of its own, also over a policy that had one', () => {
+      expect(
+        createBackoff({ attemptTimeout: Number.POSITIVE_INFINITY }).options.attemptTimeout,
+      ).toBeUndefined();
+      const policy = createBackoff({ attemptTimeout: 200 });
+      expect(policy.options.attemptTimeout).toBe(200);
+      expect(
+        policy.extend({ attemptTimeout: Number.POSITIVE_INFINITY }).options.attemptTimeout,
+      ).toBeUndefined();
+      expect(() => createBackoff({ attemptTimeout: 1 })).not.toThrow();
+      expect(() => createBackoff({ attemptTimeout: MAX_TIMER_DELAY })).not.toThrow();
     });
 
     it('`deadline: Infinity` is no deadline, also over a policy that had one', () => {

@@ -86,6 +86,36 @@ export interface KyCallSetup {
 }
 
 /**
+ * One attempt of a ky call: the Request ky hands its fetch, after ky's own hooks (beforeRequest, beforeRetry), so
+ * that what is read and changed is what goes out. ky clones its request for the next attempt before it sends this
+ * one: a change stays on this attempt. A hedge's copy has headers of its own and clones the request only when it
+ * is sent (a copy that never goes leaves no body to cancel).
+ */
+class KyAttempt implements Attempt {
+  readonly request: Request;
+  /** A hedge's copy's own headers. */
+  readonly own: Headers | undefined;
+
+  constructor(request: Request, own?: Headers) {
+    this.request = request;
+    this.own = own;
+  }
+
+  get headers(): Headers {
+    return this.own ?? this.request.headers;
+  }
+
+  header(name: string, value: string | null): void {
+    if (value === null) this.headers.delete(name);
+    else this.headers.set(name, value);
+  }
+
+  copy(): KyAttempt {
+    return new KyAttempt(this.request, new Headers(this.headers));
+  }
+}
+
+/**
  * One ky call, as the runner drives it (the core's `Client`): ky's own retry loop runs as ky runs it, and at each of
  * ky's steps the call hands over to the runner, which sends, decides and waits, then answers ky. It never drives ky:
  * it only answers where ky asks.
@@ -160,7 +190,7 @@ export class KyCall implements Client<Response> {
     this.#verdict = undefined;
     this.#early = undefined;
     const answer = this.#wait('fetch') as Promise<Response>;
-    this.#sending.resolve({ headers: request.headers });
+    this.#sending.resolve(new KyAttempt(request));
     return answer;
   }
 
@@ -284,10 +314,13 @@ export class KyCall implements Client<Response> {
     return this.#sending.promise;
   }
 
-  send(_attempt: Attempt, signal?: AbortSignal): Promise<Response> {
-    const request = this.#request;
+  send(attempt: Attempt, signal?: AbortSignal): Promise<Response> {
+    const { request, own } = attempt as KyAttempt;
     const send = this.#send as (request: Request) => Promise<Response>;
-    return send(signal ? new Request(request.clone(), { signal }) : request);
+    if (signal === undefined) return send(request);
+    // A hedged copy goes with its own signal (and a copy with its own headers); ky's request stays ky's to read.
+    const init: RequestInit = own === undefined ? { signal } : { signal, headers: own };
+    return send(new Request(request.clone(), init));
   }
 
   outcome(settled: Settled<Response>): Outcome {

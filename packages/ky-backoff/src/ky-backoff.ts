@@ -97,6 +97,18 @@ const sending: FetchFunction = (input, init) => {
   return call.fetch(input, send);
 };
 
+/**
+ * What `attemptTimeout` given to kyBackoff says: ky's own `timeout` already bounds each attempt (every retry gets all
+ * of it), and a second timer beside it would only make two answers to one question.
+ */
+function attemptTimeoutError(value: unknown, where: string): TypeError {
+  const shown = typeof value === 'number' ? String(value) : typeof value;
+  const fix = typeof value === 'number' ? ` (\`timeout: ${value}\`)` : '';
+  return new TypeError(
+    `\`attemptTimeout\` is withBackoff's option, not ky-backoff's (${where}, got ${shown}): ky's own \`timeout\` is already per attempt, each retry gets all of it. Set ky's \`timeout\` instead${fix}; \`totalTimeout\` (ky 2) or \`deadline\` bounds the whole call.`,
+  );
+}
+
 /** Starts one call in ky's (first) beforeRequest; the runner takes it from there. */
 function begin(
   installation: Installation,
@@ -111,8 +123,12 @@ function begin(
     'merged' in link ? { merged: link.merged } : { request: link.options.retry, instance: defaults.retry };
   const asked = callOverrides(retry, installation.given, installation.env);
   let own = asked === undefined ? installation.policy : installation.policy.extend(asked);
-  if (backoff !== undefined && backoff !== false)
+  if (backoff !== undefined && backoff !== false) {
+    const { attemptTimeout } = backoff as BackoffOptions;
+    if (attemptTimeout !== undefined)
+      throw attemptTimeoutError(attemptTimeout, "in this request's `backoff`");
     own = own.extend(withoutMergeArtefact(backoff) as BackoffOptions);
+  }
   const totalTimeout = link.options.totalTimeout ?? defaults.totalTimeout;
   // ky 2's `totalTimeout` bounds the whole call: it is the core's deadline too, so that no wait outlasts it.
   if (typeof totalTimeout === 'number' && !(totalTimeout >= (own.options.deadline ?? Infinity)))
@@ -279,6 +295,8 @@ export function kyBackoff<I extends KyInstanceLike>(instance: I, options?: KyBac
     );
   if (typeof instance !== 'function' || typeof ky.extend !== 'function')
     throw new TypeError('Expected `instance` to be a ky instance.');
+  if (options?.attemptTimeout !== undefined)
+    throw attemptTimeoutError(options.attemptTimeout, 'in the options of `kyBackoff`');
   const env = createBackoff(options).options; // a bad option throws before ky is touched
   const parent = defaultsOf(instance as unknown as KyLike);
   if (

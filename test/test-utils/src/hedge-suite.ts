@@ -147,6 +147,46 @@ export function describeHedgingClient(driver: BackoffClientDriver): void {
       expect(server.arrivals.map((arrival) => arrival.method)).toEqual(['POST', 'POST']);
     });
 
+    it('beforeAttempt shapes each copy apart: every copy goes with the headers its own call made', async () => {
+      const copies: number[] = [];
+      const pending = client({
+        beforeAttempt: ({ headers, copy }) => {
+          copies.push(copy);
+          headers.set('x-copy', String(copy));
+        },
+      }).send(GET);
+      await server.arrived(1);
+      clock.advance(50);
+      await server.arrived(2);
+      server.arrivals[1]?.answer(200);
+      expect(await pending).toMatchObject({ ok: true, status: 200, result: { hedges: 1, hedgeWon: true } });
+      expect(copies).toEqual([1, 2]);
+      expect(server.arrivals.map((arrival) => arrival.headers['x-copy'])).toEqual(['1', '2']);
+    });
+
+    it("a hedge's copy whose beforeAttempt changed the Idempotency-Key is not sent; the next copy goes", async () => {
+      const headers = { 'Idempotency-Key': '"order-1"' };
+      const pending = client({
+        hedge: new Hedge({ delay: 50, max: 2 }),
+        beforeAttempt: ({ headers, copy }) => {
+          headers.set('x-copy', String(copy));
+          if (copy === 2) headers.set('Idempotency-Key', '"order-2"');
+        },
+      }).send({ method: 'POST', path: '/orders', json: { item: 1 }, headers });
+      await server.arrived(1);
+      clock.advance(50);
+      clock.advance(50);
+      // Copy 2 would have left before copy 3: the second request the server sees is copy 3.
+      await server.arrived(2);
+      server.arrivals[1]?.answer(201);
+      expect(await pending).toMatchObject({ ok: true, status: 201, result: { hedgeWon: true } });
+      expect(server.arrivals.map((arrival) => arrival.headers['x-copy'])).toEqual(['1', '3']);
+      expect(server.arrivals.map((arrival) => arrival.headers['idempotency-key'])).toEqual([
+        '"order-1"',
+        '"order-1"',
+      ]);
+    });
+
     it('an empty budget sends no hedge', async () => {
       const pending = client({ budget: new RetryBudget({ reserve: 0 }) }).send(GET);
       await server.arrived(1);

@@ -1,3 +1,4 @@
+export { describeBeforeAttemptClient } from './before-attempt-suite.js';
 export {
   type BackoffClientDriver,
   describeBackoffClient,

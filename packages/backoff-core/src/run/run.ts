@@ -805,6 +805,11 @@ export async function runCall<T>(
     return await loop(call, client);
   } catch (error) {
     if (error instanceof Stopped) return interrupted(call, client, error);
+    // The client failed on its own (not through a callback's Stopped): every feature still hears the end, once.
+    if (call.features !== undefined) {
+      call.last ??= stop('callback-error', call.asked);
+      call.end('callback-error');
+    }
     throw error;
   }
 }

@@ -1,0 +1,36 @@
+import type { Feature } from '../run/roles.js';
+import type { TracerLike } from './otel.js';
+
+type Make = (tracer: TracerLike) => Feature;
+
+/** Made once the trace's code and `@opentelemetry/api` are loaded; shared by every policy of the page. */
+let made: Make | undefined;
+let loading: Promise<Make> | undefined;
+
+/**
+ * The `tracer` option's part in a policy. Its code and `@opentelemetry/api` are imported when the first call with a
+ * tracer starts (that call waits for them), so a bundle without `tracer` holds only these lines. A missing
+ * `@opentelemetry/api` fails each call with an error that says so, before anything is sent.
+ */
+export function tracing(tracer: TracerLike): Feature {
+  let feature: Feature | undefined;
+  return {
+    start(call) {
+      if (made !== undefined) {
+        feature ??= made(tracer);
+        return feature.start(call);
+      }
+      loading ??= import('./spans.js')
+        .then((module) => module.spans())
+        .then((make) => {
+          made = make;
+          return make;
+        });
+      // Registered in the caller's context: the call's span takes the caller's active span as its parent.
+      return loading.then((make) => {
+        feature ??= make(tracer);
+        return feature.start(call);
+      });
+    },
+  };
+}

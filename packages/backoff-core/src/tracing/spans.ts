@@ -1,0 +1,226 @@
+/**
+ * The spans of the `tracer` option, loaded (with `@opentelemetry/api`) only when a policy has one: one INTERNAL
+ * span per call, one CLIENT span per send (each hedge's copy its own) after the OpenTelemetry HTTP client
+ * conventions, the waits, holds and hedges as events on the call's span.
+ */
+import type * as Api from '@opentelemetry/api';
+import type { AttemptHeaders } from '../events.js';
+import type { Outcome } from '../outcome.js';
+import type { CallEvent, CallView, Feature, FeatureCall, SendView, SendWatch } from '../run/roles.js';
+import { METHODS, serverAttributes } from '../semconv.js';
+import { parseUrl } from '../url.js';
+import type { TracerLike } from './otel.js';
+
+type Attributes = Record<string, string | number | boolean>;
+
+/** Query parameters whose values are credentials: redacted in `url.full`, as the convention lists them. */
+const SECRET_PARAMS = ['AWSAccessKeyId', 'Signature', 'sig', 'X-Goog-Signature'];
+
+/**
+ * `url.full` without credentials: a user and password become `REDACTED:REDACTED`, and the values of signing
+ * query parameters `REDACTED`. `undefined` when the URL cannot be parsed.
+ */
+export function redactedUrl(url: string | undefined): string | undefined {
+  const parsed = parseUrl(url);
+  if (parsed === undefined) return undefined;
+  if (parsed.username !== '' || parsed.password !== '') {
+    parsed.username = 'REDACTED';
+    parsed.password = 'REDACTED';
+  }
+  for (const name of SECRET_PARAMS) {
+    if (parsed.searchParams.has(name)) parsed.searchParams.set(name, 'REDACTED');
+  }
+  return parsed.href;
+}
+
+/** The request's attributes every span of a call carries: method (normalised), server, URL. */
+function requestAttributes(call: CallView): Attributes {
+  const known = METHODS.has(call.method);
+  const attributes: Attributes = {
+    'http.request.method': known ? call.method : '_OTHER',
+  };
+  if (!known) attributes['http.request.method_original'] = call.method;
+  const server = serverAttributes(call.url);
+  if (server !== undefined) {
+    // `url.scheme` is not one of a client span's attributes: `url.full` holds it.
+    const { 'url.scheme': _scheme, ...rest } = server;
+    Object.assign(attributes, rest);
+  }
+  const full = redactedUrl(call.url);
+  if (full !== undefined) attributes['url.full'] = full;
+  return attributes;
+}
+
+/** The span name the convention gives a request: its method, `HTTP` for one it does not know. */
+const nameOf = (call: CallView): string => (METHODS.has(call.method) ? call.method : 'HTTP');
+
+/**
+ * `error.type` of a send that failed: the status as a string for an answer of 400 and above; for an error its kind
+ * in the core's terms (`timeout`, `network`, `not-sent`, `tls`, `aborted`), one the core does not know by the
+ * error's name. `undefined` for a success.
+ */
+function errorType(outcome: Outcome): string | undefined {
+  if (outcome.type === 'response') return outcome.status >= 400 ? String(outcome.status) : undefined;
+  if (outcome.kind === 'abort') return 'aborted';
+  if (outcome.kind !== 'unknown') return outcome.kind;
+  const name = (outcome.error as { name?: unknown } | null)?.name;
+  return typeof name === 'string' && name !== '' ? name : '_OTHER';
+}
+
+/** Writes a propagator's headers onto one send's headers. */
+const SETTER: Api.TextMapSetter<AttemptHeaders> = {
+  set: (headers, key, value) => headers.set(key, value),
+};
+
+/** Node's diagnostics channels, where there are any (not in a browser). */
+const channels = (
+  globalThis as {
+    process?: { getBuiltinModule?: (id: string) => unknown };
+  }
+).process?.getBuiltinModule?.('node:diagnostics_channel') as
+  | { hasSubscribers?: (name: string) => boolean }
+  | undefined;
+
+/**
+ * Whether something watches undici's requests (the undici instrumentation does): it puts its own wire span's
+ * `traceparent` on the request, which, added to ours, would send two (undici appends headers).
+ */
+const undiciInjects = (): boolean => channels?.hasSubscribers?.('undici:request:create') === true;
+
+/** A span ended once, whoever asks last. */
+class Once {
+  #ended = false;
+  constructor(readonly span: Api.Span) {}
+  end(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.span.end();
+  }
+}
+
+/** The spans of one call. */
+class CallTrace implements FeatureCall {
+  readonly #api: typeof Api;
+  readonly #tracer: TracerLike;
+  readonly #span: Once;
+  /** The context the attempts' spans start in: the caller's, with the call's span in it. */
+  readonly #context: Api.Context;
+  readonly #request: Attributes;
+  /** The `error.type` of the latest send that failed, for the call's span. */
+  #lastError: string | undefined;
+
+  constructor(api: typeof Api, tracer: TracerLike, call: CallView) {
+    this.#api = api;
+    this.#tracer = tracer;
+    this.#request = requestAttributes(call);
+    const parent = api.context.active();
+    const span = tracer.startSpan(
+      `backoff ${nameOf(call)}`,
+      { kind: api.SpanKind.INTERNAL, attributes: this.#request },
+      parent,
+    ) as Api.Span;
+    this.#span = new Once(span);
+    this.#context = api.trace.setSpan(parent, span);
+  }
+
+  observe(event: CallEvent): void {
+    const span = this.#span.span;
+    if (event.type === 'wait') {
+      span.addEvent('backoff.wait', {
+        'backoff.reason': event.reason,
+        'backoff.delay_ms': event.delay,
+        'backoff.retry': event.retry,
+      });
+    } else if (event.type === 'hold') {
+      span.addEvent('backoff.hold', {
+        'backoff.reason': event.reason,
+        'backoff.delay_ms': event.delay,
+        'backoff.hold.key': event.key,
+      });
+    } else {
+      span.addEvent('backoff.hedge', {
+        'backoff.reason': 'hedge',
+        'backoff.delay_ms': event.delay,
+        'backoff.hedge.copy': event.copy,
+      });
+    }
+  }
+
+  sending(send: SendView, call: CallView): SendWatch {
+    const api = this.#api;
+    const attributes: Attributes = { ...this.#request };
+    if (send.attempt > 1) attributes['http.request.resend_count'] = send.attempt - 1;
+    if (send.copy > 1) attributes['backoff.hedge.copy'] = send.copy;
+    const span = this.#tracer.startSpan(
+      nameOf(call),
+      { kind: api.SpanKind.CLIENT, attributes },
+      this.#context,
+    ) as Api.Span;
+    const once = new Once(span);
+    const context = api.trace.setSpan(this.#context, span);
+    if (!undiciInjects()) {
+      try {
+        api.propagation.inject(context, send.headers, SETTER);
+      } catch {
+        // A client that cannot change an attempt's headers sends it without the trace's context, not not at all.
+      }
+    }
+    return {
+      run: (fn) => api.context.with(context, fn),
+      done: (outcome) => {
+        if (outcome.type === 'response') span.setAttribute('http.response.status_code', outcome.status);
+        const type = errorType(outcome);
+        if (type !== undefined) {
+          this.#lastError = type;
+          span.setAttribute('error.type', type);
+          span.setStatus({ code: api.SpanStatusCode.ERROR });
+        }
+        once.end();
+      },
+    };
+  }
+
+  ended(reason: string, last: number | string | undefined, call: CallView): void {
+    const span = this.#span.span;
+    const attributes: Attributes = {
+      'backoff.attempts': call.attempts,
+      'backoff.reason': reason,
+      'backoff.total_delay_ms': call.totalDelay,
+    };
+    if (call.hedges > 0) attributes['backoff.hedges'] = call.hedges;
+    let type: string | undefined;
+    if (typeof last === 'number') {
+      attributes['http.response.status_code'] = last;
+      if (last >= 400) type = String(last);
+    } else if (last !== undefined) {
+      type = this.#lastError ?? (last === 'abort' ? 'aborted' : last);
+    } else if (reason !== 'success') {
+      // Stopped with no attempt's outcome: refused, aborted before or between attempts, a callback that failed.
+      type = reason;
+    }
+    if (type !== undefined) {
+      attributes['error.type'] = type;
+      span.setStatus({ code: this.#api.SpanStatusCode.ERROR });
+    }
+    span.setAttributes(attributes);
+    this.#span.end();
+  }
+}
+
+/** Loads `@opentelemetry/api`, or says what to install. */
+async function loadApi(): Promise<typeof Api> {
+  try {
+    return await import('@opentelemetry/api');
+  } catch (error) {
+    throw new Error(
+      'The `tracer` option needs the package `@opentelemetry/api` (1.x), which could not be loaded: install it beside backoff-core (`npm install @opentelemetry/api`), or remove `tracer`.',
+      { cause: error },
+    );
+  }
+}
+
+/** What makes the trace's part in a policy's calls, once `@opentelemetry/api` is loaded. */
+export async function spans(): Promise<(tracer: TracerLike) => Feature> {
+  const api = await loadApi();
+  return (tracer) => ({ start: (call) => new CallTrace(api, tracer, call) });
+}

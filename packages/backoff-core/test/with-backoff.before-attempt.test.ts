@@ -1,0 +1,4 @@
+import { describeBeforeAttemptClient } from '@backoff/test-utils';
+import { withBackoffDriver } from './support/with-backoff-driver.ts';
+
+describeBeforeAttemptClient(withBackoffDriver);

@@ -1,0 +1,162 @@
+import { Agent } from 'node:http';
+import { VirtualClock } from '@backoff/test-utils';
+import axios from 'axios';
+import { axiosBackoff } from 'axios-backoff';
+import { type AttemptContext, type BackoffOptions, getBackoffResult, withBackoff } from 'backoff-core';
+import fc from 'fast-check';
+import ky from 'ky';
+import ky1 from 'ky-1';
+import { kyBackoff } from 'ky-backoff';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FaultHit, FaultServer, faultPath } from '../src/index.ts';
+
+/**
+ * Whatever `beforeAttempt` does to each attempt (set, delete or change the Idempotency-Key, set other headers, throw,
+ * take its time, nothing), over any answers of the server: on the server's side a POST that arrived without a key is
+ * never followed by another arrival of it, a POST is re-sent only with the key of what came before, and no call sends
+ * more than `retries + 1` requests. Counted on a real node:http server on 127.0.0.1, for every client.
+ */
+
+const RUNS = 50;
+const SEED = 20_261_204;
+const RETRIES = 3;
+const KEY = '"k-1"';
+
+type Action = 'nothing' | 'other' | 'delete-key' | 'change-key' | 'same-key' | 'throw' | 'await';
+const actions = fc.constantFrom<Action>(
+  'nothing',
+  'other',
+  'delete-key',
+  'change-key',
+  'same-key',
+  'throw',
+  'await',
+);
+const answers = fc.constantFrom<string>('503', '500', '429', 'reset', '200', '201');
+
+interface Case {
+  /** The hook's action before attempt 1, 2, ... (the last repeats). */
+  readonly hook: readonly Action[];
+  /** Whether the caller sends the POST with a key of its own. */
+  readonly keyed: boolean;
+  readonly steps: readonly string[];
+}
+const cases: fc.Arbitrary<Case> = fc.record({
+  hook: fc.array(actions, { minLength: 1, maxLength: RETRIES + 1 }),
+  keyed: fc.boolean(),
+  steps: fc.array(answers, { minLength: 1, maxLength: RETRIES + 1 }),
+});
+
+/** Hand-picked cases, run first: the key dropped on the retry, changed on the retry, set by the hook alone. */
+const EXAMPLES: [Case][] = [
+  [{ hook: ['nothing', 'delete-key'], keyed: true, steps: ['503', '200'] }],
+  [{ hook: ['nothing', 'change-key'], keyed: true, steps: ['reset', '200'] }],
+  [{ hook: ['same-key'], keyed: false, steps: ['503', '503', '200'] }],
+  [{ hook: ['delete-key', 'same-key'], keyed: true, steps: ['500', '200'] }],
+];
+
+/** The hook that plays a case's actions, one per attempt. */
+function hookOf(actions: readonly Action[]) {
+  return async ({ headers, attempt }: AttemptContext) => {
+    const action = actions[Math.min(attempt, actions.length) - 1] as Action;
+    headers.set('x-attempt', String(attempt));
+    if (action === 'other') headers.set('x-signature', `s-${attempt}`);
+    else if (action === 'delete-key') headers.delete('Idempotency-Key');
+    else if (action === 'change-key') headers.set('Idempotency-Key', `"k-${attempt + 1}"`);
+    else if (action === 'same-key') headers.set('Idempotency-Key', KEY);
+    else if (action === 'throw') throw new Error(`hook refused attempt ${attempt}`);
+    else if (action === 'await') await new Promise((resolve) => setImmediate(resolve));
+  };
+}
+
+/** How a client sends a POST; resolves or rejects as the client does. */
+type Send = (url: string, headers: Record<string, string>, options: BackoffOptions) => Promise<unknown>;
+
+const agent = new Agent({ keepAlive: true });
+const CLIENTS: ReadonlyArray<readonly [string, Send]> = [
+  [
+    'withBackoff(fetch)',
+    (url, headers, options) => withBackoff(fetch, options)(url, { method: 'POST', headers, body: '{"n":1}' }),
+  ],
+  ...(['http', 'fetch'] as const).map(
+    (adapter) =>
+      [
+        `axios (${adapter} adapter)`,
+        (url: string, headers: Record<string, string>, options: BackoffOptions) => {
+          const instance = axios.create({ adapter, httpAgent: agent });
+          axiosBackoff(instance, options);
+          return instance.post(url, { n: 1 }, { headers });
+        },
+      ] as const,
+  ),
+  [
+    'ky 2',
+    (url, headers, options) =>
+      kyBackoff(ky, options)
+        .post(url, { headers, json: { n: 1 } })
+        .text(),
+  ],
+  [
+    'ky 1',
+    (url, headers, options) =>
+      kyBackoff(ky1, options)
+        .post(url, { headers, json: { n: 1 } })
+        .text(),
+  ],
+];
+
+describe('beforeAttempt cannot make a POST go twice without its key, on the server side', () => {
+  const server = new FaultServer();
+  let base = '';
+  let id = 0;
+
+  beforeAll(async () => {
+    base = await server.listen();
+  });
+  afterAll(async () => {
+    agent.destroy();
+    await server.close();
+  });
+
+  const keyOf = (hit: FaultHit) => hit.idempotencyKey?.trim() || undefined;
+
+  it.each(CLIENTS)('%s', async (_name, send) => {
+    let resent = 0;
+    await fc.assert(
+      fc.asyncProperty(cases, async ({ hook, keyed, steps }) => {
+        const path = faultPath(steps, `hook-${++id}`);
+        const clock = new VirtualClock();
+        let outcome: unknown;
+        try {
+          outcome = await send(`${base}${path}`, keyed ? { 'Idempotency-Key': KEY } : {}, {
+            retries: RETRIES,
+            beforeAttempt: hookOf(hook),
+            random: () => 0.5,
+            timers: clock.timers,
+            now: clock.now,
+            budget: false,
+          });
+        } catch (error) {
+          outcome = error;
+        }
+        const hits = server.hitsOf(path);
+        // Sends are bounded: no hedging, so one request per attempt at most.
+        expect(hits.length).toBeLessThanOrEqual(RETRIES + 1);
+        const keys = hits.map(keyOf);
+        // A keyless POST is never received twice: nothing follows an arrival without a key...
+        expect(keys.slice(0, -1)).not.toContain(undefined);
+        // ...and what follows carries the key of what came before.
+        expect(new Set(keys).size).toBeLessThanOrEqual(1);
+        if (hits.length > 1) resent++;
+        // The result counts what the server saw (an attempt cut by a reset still reached it).
+        const result = getBackoffResult(outcome);
+        if (result !== undefined) expect(result.attempts).toBe(hits.length);
+        clock.auto = false;
+        expect(clock.pendingCount).toBe(0);
+      }),
+      { numRuns: RUNS, seed: SEED, examples: EXAMPLES },
+    );
+    // The property ran on calls that were re-sent, not only on ones that stopped at the first attempt.
+    expect(resent).toBeGreaterThan(RUNS / 10);
+  });
+});

@@ -1,5 +1,6 @@
 // `pnpm test:integration`: the tests that need a socket, a browser or an install (vitest.split.ts says which).
 import config from './vitest.config.ts';
+import { setTestKind } from './vitest.split.ts';
 
-process.env.BACKOFF_TESTS = 'integration';
+setTestKind('integration');
 export default config;

@@ -36,9 +36,14 @@ export const INTEGRATION: Readonly<Record<string, 'all' | readonly string[]>> = 
 /** The run being configured: set by vitest.unit.config.ts and vitest.integration.config.ts, else every test. */
 export type TestKind = 'unit' | 'integration' | undefined;
 
+// On the global object of the process that loads the configs, not in the environment: a vitest that a test starts
+// in a child process (with a config of its own) must not inherit it.
+const KIND = Symbol.for('backoff.testKind');
+
+export function setTestKind(kind: TestKind): void {
+  (globalThis as Record<symbol, TestKind>)[KIND] = kind;
+}
+
 export function testKind(): TestKind {
-  const kind = process.env.BACKOFF_TESTS;
-  if (kind === undefined || kind === '') return undefined;
-  if (kind === 'unit' || kind === 'integration') return kind;
-  throw new TypeError(`BACKOFF_TESTS must be 'unit' or 'integration', got '${kind}'.`);
+  return (globalThis as Record<symbol, TestKind>)[KIND];
 }

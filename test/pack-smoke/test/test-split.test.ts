@@ -1,22 +1,13 @@
 // `pnpm test:unit` and `pnpm test:integration` together run every test file `vitest run` runs, each once: the
 // file lists come from vitest itself, resolving each root config as the scripts do (nothing is run).
 import { relative } from 'node:path';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createVitest } from 'vitest/node';
-import { INTEGRATION } from '../../../vitest.split.ts';
+import { INTEGRATION, setTestKind } from '../../../vitest.split.ts';
 import { ROOT } from '../src/repo.ts';
 
-const saved = process.env.BACKOFF_TESTS;
-afterEach(() => {
-  if (saved === undefined) delete process.env.BACKOFF_TESTS;
-  else process.env.BACKOFF_TESTS = saved;
-});
-
-/** Every test file a run takes, as `project: path (pool)`, the type tests apart. */
-async function filesOf(kind: 'unit' | 'integration' | undefined): Promise<string[]> {
-  if (kind === undefined) delete process.env.BACKOFF_TESTS;
-  else process.env.BACKOFF_TESTS = kind;
-  const config = kind === undefined ? 'vitest.config.ts' : `vitest.${kind}.config.ts`;
+/** Every test file a run takes, as `project: path (pool)`: the type tests apart. Each root config sets its kind. */
+async function filesOf(config: string): Promise<string[]> {
   const vitest = await createVitest('test', {
     config: `${ROOT}/${config}`,
     root: ROOT,
@@ -30,13 +21,14 @@ async function filesOf(kind: 'unit' | 'integration' | undefined): Promise<string
       .sort();
   } finally {
     await vitest.close();
+    setTestKind(undefined);
   }
 }
 
 it('the unit and integration runs together take every test file once', { timeout: 60_000 }, async () => {
-  const all = await filesOf(undefined);
-  const unit = await filesOf('unit');
-  const integration = await filesOf('integration');
+  const all = await filesOf('vitest.config.ts');
+  const unit = await filesOf('vitest.unit.config.ts');
+  const integration = await filesOf('vitest.integration.config.ts');
   expect(all.length).toBeGreaterThan(100);
   expect(unit.length).toBeGreaterThan(all.length / 2);
   expect(integration.length).toBeGreaterThan(10);

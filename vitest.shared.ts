@@ -1,15 +1,43 @@
+import { fileURLToPath } from 'node:url';
 import { defaultServerConditions } from 'vite';
-import { defineProject, type ViteUserConfig } from 'vitest/config';
+import { configDefaults, defineProject, type ViteUserConfig } from 'vitest/config';
+import { INTEGRATION, testKind } from './vitest.split.ts';
+
+type TestOptions = NonNullable<ViteUserConfig['test']>;
+
+const NO_SOCKETS = fileURLToPath(new URL('./test/test-utils/src/no-sockets.ts', import.meta.url));
+
+/** The part of a project a unit or integration run takes (vitest.split.ts), or all of it. */
+function selected(name: string, test: TestOptions): TestOptions {
+  const kind = testKind();
+  const integration = INTEGRATION[name] ?? [];
+  const none: TestOptions = { include: [], typecheck: { ...test.typecheck, enabled: false } };
+  if (kind === 'unit') {
+    if (integration === 'all') return { ...test, ...none };
+    return {
+      ...test,
+      exclude: [...configDefaults.exclude, ...(test.exclude ?? []), ...integration],
+      setupFiles: [NO_SOCKETS, ...[test.setupFiles ?? []].flat()],
+    };
+  }
+  if (kind === 'integration') {
+    if (integration === 'all') return test;
+    if (integration.length === 0) return { ...test, ...none };
+    // The type tests (*.test-d.ts) are unit tests.
+    return { ...test, include: [...integration], typecheck: { ...test.typecheck, enabled: false } };
+  }
+  return test;
+}
 
 /**
  * The config every test project shares: workspace packages resolve to their TypeScript sources through the
  * `@backoff/source` export condition, so tests never need a build.
  */
-export function backoffProject(name: string, test: NonNullable<ViteUserConfig['test']> = {}): ViteUserConfig {
+export function backoffProject(name: string, test: TestOptions = {}): ViteUserConfig {
   const conditions = ['@backoff/source', ...defaultServerConditions];
   return defineProject({
     resolve: { conditions },
     ssr: { resolve: { conditions, externalConditions: ['@backoff/source'] } },
-    test: { name, include: ['test/**/*.test.ts'], ...test },
+    test: { name, ...selected(name, { include: ['test/**/*.test.ts'], ...test }) },
   });
 }

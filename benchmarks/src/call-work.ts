@@ -1,9 +1,11 @@
-// What the core's runner reads for one request, counted rather than timed: the clock, and the headers of the
-// attempt as the client sends it. A count that grows here is work every request pays for, whatever the machine.
-// Run with `pnpm --filter @backoff/benchmarks call-work` (under a second).
+// What the core's runner does for one request, counted rather than timed: reads of the clock and of the headers of
+// the attempt as the client sends it, and the result objects it makes. A count that grows here is work every
+// request pays for, whatever the machine. Run with `pnpm --filter @backoff/benchmarks call-work` (under a second;
+// `-- --write` writes its section of RESULTS.md).
 import { fileURLToPath } from 'node:url';
 import { type BackoffOptions, createBackoff } from 'backoff-core';
 import { type Client, type HeadersLike, type Outcome, runCall } from 'backoff-core/adapter';
+import { writeSection } from './results-sections.js';
 import { fixed, markdownTable } from './table.js';
 
 export interface CallWorkSpec {
@@ -30,6 +32,8 @@ export interface CallWorkRow {
   readonly clockReads: number;
   /** Reads of the outgoing headers per request (each name looked up counts one). */
   readonly headerReads: number;
+  /** Distinct result objects (what `getBackoffResult` reads) per request: a first-try success shares one. */
+  readonly results: number;
 }
 
 // Waits end at once: only what the runner reads is counted, never time.
@@ -50,6 +54,7 @@ export async function measureCallWork(
   for (const spec of rows) {
     let clockReads = 0;
     let headerReads = 0;
+    const results = new Set<object>();
     const policy = createBackoff({
       random: () => 0,
       budget: false,
@@ -72,26 +77,53 @@ export async function measureCallWork(
         outcome: (settled) =>
           settled.ok ? settled.value : { type: 'error', kind: 'unknown', error: settled.error },
         signal: () => undefined,
-        finish: (settled) => {
+        finish: (settled, result) => {
+          results.add(result);
           if (!settled.ok) throw settled.error;
           return settled.value;
         },
       };
       await runCall(policy, { method: spec.method, url: 'https://api.test/items' }, client);
     }
-    measured.push({ spec, clockReads: clockReads / requests, headerReads: headerReads / requests });
+    measured.push({
+      spec,
+      clockReads: clockReads / requests,
+      headerReads: headerReads / requests,
+      results: results.size / requests,
+    });
   }
   return measured;
 }
 
 export function callWorkTable(rows: readonly CallWorkRow[]): string {
   return markdownTable(
-    ['request', 'clock reads', 'outgoing header reads'],
-    rows.map((row) => [row.spec.label, fixed(row.clockReads, 2), fixed(row.headerReads, 2)]),
-    ['l', 'r', 'r'],
+    ['request', 'clock reads', 'outgoing header reads', 'result objects made'],
+    rows.map((row) => [
+      row.spec.label,
+      fixed(row.clockReads, 2),
+      fixed(row.headerReads, 2),
+      fixed(row.results, 3),
+    ]),
+    ['l', 'r', 'r', 'r'],
   );
 }
 
+/** RESULTS.md's call-work section. */
+export function callWorkSection(rows: readonly CallWorkRow[], requests: number): string {
+  return [
+    '## Call work: what one request costs the runner, counted',
+    '',
+    `\`pnpm --filter @backoff/benchmarks call-work\`: ${fixed(requests)} requests per row through \`runCall\` with ` +
+      'a client that answers at once. Per request: calls of the clock (`now`), lookups in the outgoing headers, ' +
+      'and distinct result objects made (a request that succeeds at its first attempt shares one frozen result).',
+    '',
+    callWorkTable(rows),
+  ].join('\n');
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  console.log(callWorkTable(await measureCallWork()));
+  const requests = 1000;
+  const rows = await measureCallWork(CALL_WORK_ROWS, requests);
+  console.log(callWorkTable(rows));
+  if (process.argv.includes('--write')) writeSection('call-work', callWorkSection(rows, requests));
 }

@@ -14,7 +14,7 @@ export interface Machine {
   readonly versions: Readonly<Record<string, string>>;
 }
 
-const LIBRARIES = ['axios', 'ky', 'axios-retry', 'retry-axios', 'esbuild', 'size-limit'] as const;
+const LIBRARIES = ['axios', 'ky', 'axios-retry', 'retry-axios', 'esbuild'] as const;
 
 function versionOf(name: string): string {
   // Read from the bench package's own node_modules (the pinned devDependencies), not resolved through exports.

@@ -1,69 +1,8 @@
 import { amplificationTable } from './amplification.js';
 import { memoryTable } from './memory.js';
 import { memoryVerdicts, overheadSection, speedVerdicts } from './results-overhead.js';
-import { moduleTable, type SizeResult, sizeTable } from './size.js';
 import type { BenchReport } from './suite.js';
 import { fixed } from './table.js';
-
-/** Where the size goes, per core module: what each holds (read from the sources) and how it could shrink. */
-const SIZE_IDEAS: Readonly<Record<string, string>> = {
-  'backoff-core/src/validate.ts':
-    'the option defaults and their validation with a message naming each option, already one table of ' +
-    'checks (check.ts) with short messages; fewer options would be the next cut.',
-  'backoff-core/src/run/run.ts':
-    'the runner: the one loop with its gates, holds and waits, the hedged send, the shouldRetry context and the ' +
-    'onRetry event. Much of it is public property names, which minifiers keep; little to cut without changing ' +
-    'the API.',
-  'backoff-core/src/decide/rules.ts':
-    'the method/body/retries/Retry-After gates and the computed wait, then the deadline/circuit/budget limits; ' +
-    'each a few lines, with little to cut.',
-  'backoff-core/src/http-date.ts':
-    'the three HTTP-date forms as strict regexes, the RFC 850 two-digit-year rule and a round-trip check. ' +
-    'IMF-fixdate alone (what servers send) plus `Date.parse` for the rest would be a fraction of it.',
-  'backoff-core/src/server-timing.ts':
-    'RateLimit, RateLimit-Reset, X-RateLimit-Reset, X-Rate-Limit-Reset and retry-after-ms parsing. Only ' +
-    'Retry-After is standard: the others could be an opt-in parser passed in the options (tree-shaken when unused).',
-  'backoff-core/src/budget.ts': 'the RetryBudget class with its own validation messages and `snapshot()`.',
-  'backoff-core/src/outcome.ts':
-    '`classifyError`: about twenty error-code strings in three sets, the TLS-code and fetch-message regexes.',
-  'backoff-core/src/idempotency.ts':
-    'key generation, including a UUID fallback for runtimes without `crypto.randomUUID` (browsers outside ' +
-    'secure contexts); Node >= 22 always has it.',
-};
-
-function sizeSection(size: SizeResult): string {
-  const core = size.rows.find((r) => r.entry.name === 'backoff-core');
-  const coreModules = (core?.modules ?? []).filter((m) => m.module.startsWith('backoff-core/'));
-  const coreTotal = coreModules.reduce((sum, m) => sum + m.bytes, 0);
-  const ideas = coreModules
-    .filter((m) => SIZE_IDEAS[m.module] !== undefined)
-    .map(
-      (m) =>
-        `- \`${m.module}\` — ${fixed(m.bytes)} B min (${Math.round((m.bytes / coreTotal) * 100)}% of the core): ${SIZE_IDEAS[m.module]}`,
-    );
-  return [
-    '## 3. Size',
-    '',
-    `esbuild ${size.esbuildVersion}: bundle, minify, tree-shake, ES module for browsers (es2022), workspace packages ` +
-      'from their TypeScript sources (the `@backoff/source` condition), the client (axios / ky) external; ' +
-      'min+gzip is `gzip -9` of that output. axios-retry is measured with its dependency is-retry-allowed inside. ' +
-      'The size-limit count is the same bundle as size-limit measures it (it subtracts 32 bytes for esbuild’s ' +
-      'empty-project output); its budgets are what `pnpm test` enforces (`pnpm size`, config `benchmarks/.size-limit.ts`).',
-    '',
-    sizeTable(size),
-    '',
-    `size-limit: ${size.sizeLimitPassed === undefined ? 'not run' : size.sizeLimitPassed ? 'every budget passed' : 'a budget FAILED'}.`,
-    '',
-    'Where the bytes are (esbuild metafile, `bytesInOutput` per module, minified):',
-    '',
-    moduleTable(size),
-    '',
-    'Ways the core could come down, largest first (`withBackoff`, fetch.ts, is already tree-shaken out of both ' +
-      'adapter bundles):',
-    '',
-    ...ideas,
-  ].join('\n');
-}
 
 /** RESULTS.md: the machine, the targets, then one section per measure. */
 export function renderResults(report: BenchReport): string {
@@ -120,11 +59,10 @@ export function renderResults(report: BenchReport): string {
       '',
     );
   }
-  if (report.size) out.push(sizeSection(report.size), '');
   if (report.memory) {
     const m = report.memory;
     out.push(
-      '## 4. Memory',
+      '## 3. Memory',
       '',
       `Retained heap per request, ${fixed(m.requests)} requests parked at once through one client (median of ` +
         `${m.rounds} rounds): \`heapUsed\` after two full GCs, before and after parking, divided by N. A retrying ` +

@@ -1,90 +1,178 @@
 /**
- * The bundles that are measured and budgeted: shared by the size measure (src/size.ts) and by size-limit
- * (.size-limit.ts, which Node loads directly: so this file imports nothing and uses only erasable TypeScript).
- * Paths are relative to benchmarks/. `budget` is in size-limit's own count (min+gzip bytes, less the 32 bytes
- * it subtracts for esbuild's empty-project output); entries without one are measured only. Budgets are the
- * measured size plus about 1.5%, so that growth fails `pnpm test`: raise one only with a reason (and a new
- * `pnpm bench` run for RESULTS.md), and say in the commit what moved it.
+ * The bundles that are measured and budgeted (`pnpm size`, src/size-check.ts), each a tiny entry written as a user
+ * writes it. The budgets are all here: each is the measured min+gzip bytes (entry plus its statically imported
+ * chunks) x 1.10, rounded up to 10 bytes, so that a readability change does not fail on 15 bytes. Raise one only
+ * with a reason, say in the commit what moved it, and take the new value from `pnpm size -- --budgets`.
  */
 export interface SizeEntry {
   readonly name: string;
-  readonly path: string;
+  /** The entry module's source (ES module), bundled as the user's own file. */
+  readonly code: string;
   /** Imports left out of the bundle (the client itself: it is the user's, a peer dependency). */
   readonly external: readonly string[];
+  /** A package's default import, one feature on one, or a reference measured only (no budget). */
+  readonly kind: 'default' | 'feature' | 'reference';
+  /** The default entry this one adds a feature to: its added cost is the difference. */
+  readonly base?: string;
+  /** min+gzip bytes the entry and its static chunks may weigh; entries without one are measured only. */
   readonly budget?: number;
 }
 
-// The adapters are measured as a user imports them: the adapter function alone (src/size/*-only.ts), so that the
-// opt-in CircuitBreaker and BackoffMetrics, which the packages also export, count only where they are used.
-/**
- * What a bundle leaves to a chunk of its own and loads only when asked: the spans of the `tracer` option (a dynamic
- * import, which every splitting bundler emits apart) and `@opentelemetry/api`, an optional peer they load. Left out
- * of the bundles below, as they are of what a page loads at start; measured on their own (the tracing chunk).
- */
-const ON_DEMAND = ['./spans.js', '@opentelemetry/api'];
+/** A package's default import, and how a user of it passes options (`OPTIONS` is replaced by the feature's). */
+interface Client {
+  readonly name: string;
+  readonly external: readonly string[];
+  readonly imports: string;
+  readonly code: (names: string, options: string) => string;
+}
 
-export const SIZE_ENTRIES: readonly SizeEntry[] = [
+const CLIENTS: readonly Client[] = [
   {
-    name: 'axios-backoff (with backoff-core)',
-    path: 'src/size/axios-backoff-only.ts',
-    external: ['axios', ...ON_DEMAND],
-    budget: 14_100,
+    name: 'withBackoff',
+    external: [],
+    imports: 'withBackoff',
+    code: (names, options) =>
+      `import { ${names} } from 'backoff-core';\nexport default withBackoff(fetch${options});`,
   },
   {
-    name: 'ky-backoff (with backoff-core)',
-    path: 'src/size/ky-backoff-only.ts',
-    external: ['ky', ...ON_DEMAND],
-    budget: 15_100,
+    name: 'axiosBackoff',
+    external: ['axios'],
+    imports: 'axiosBackoff',
+    code: (names, options) =>
+      `import axios from 'axios';\nimport { ${names} } from 'axios-backoff';\n` +
+      `axiosBackoff(axios${options});\nexport default axios;`,
   },
   {
-    name: 'axios-backoff + CircuitBreaker + BackoffMetrics',
-    path: 'src/size/axios-backoff-resilience.ts',
-    external: ['axios', ...ON_DEMAND],
-    budget: 18_475,
+    name: 'kyBackoff',
+    external: ['ky'],
+    imports: 'kyBackoff',
+    code: (names, options) =>
+      `import ky from 'ky';\nimport { ${names} } from 'ky-backoff';\nexport default kyBackoff(ky${options});`,
   },
+];
+
+/** Each opt-in feature as a user turns it on: what it imports (from the package) and the option it sets. */
+interface FeatureUse {
+  readonly name: string;
+  readonly imports?: string;
+  /** Other modules the user's file imports for it (external: the user's own dependency). */
+  readonly preamble?: string;
+  readonly external?: readonly string[];
+  readonly option: string;
+}
+
+const FEATURES: readonly FeatureUse[] = [
+  { name: 'Hedge', imports: 'Hedge', option: 'hedge: new Hedge({ delay: 100 })' },
+  { name: 'Pacer', imports: 'Pacer', option: 'pacer: new Pacer()' },
+  { name: 'CircuitBreaker', imports: 'CircuitBreaker', option: 'circuitBreaker: new CircuitBreaker()' },
+  { name: 'BackoffMetrics', imports: 'BackoffMetrics', option: 'metrics: new BackoffMetrics()' },
+  { name: 'resume', option: 'resume: true' },
   {
-    name: 'ky-backoff + CircuitBreaker + BackoffMetrics',
-    path: 'src/size/ky-backoff-resilience.ts',
-    external: ['ky', ...ON_DEMAND],
-    budget: 19_475,
-  },
-  // What a user who calls only `withBackoff(fetch)` ships.
-  {
-    name: 'withBackoff (backoff-core)',
-    path: 'src/size/with-backoff-only.ts',
-    external: ON_DEMAND,
-    budget: 11_950,
-  },
-  // The whole package, CircuitBreaker and BackoffMetrics included.
-  {
-    name: 'backoff-core',
-    path: '../packages/backoff-core/src/index.ts',
-    external: ON_DEMAND,
-    budget: 20_000,
-  },
-  // The adapters' own code alone: what they would weigh on top of a core the page already has.
-  {
-    name: 'tracing chunk (loaded with `tracer`)',
-    path: '../packages/backoff-core/src/tracing/spans.ts',
+    name: 'tracer',
+    preamble: "import { trace } from '@opentelemetry/api';\n",
     external: ['@opentelemetry/api'],
+    option: "tracer: trace.getTracer('app')",
   },
-  {
-    name: 'axios-backoff alone (core external)',
-    path: '../packages/axios-backoff/src/index.ts',
-    external: ['axios', 'backoff-core'],
-  },
-  {
-    name: 'ky-backoff alone (core external)',
-    path: '../packages/ky-backoff/src/index.ts',
-    external: ['ky', 'backoff-core'],
-  },
-  { name: 'axios-retry 4.5.0', path: 'node_modules/axios-retry/dist/esm/index.js', external: ['axios'] },
-  { name: 'retry-axios 4.0.3', path: 'node_modules/retry-axios/build/src/index.js', external: ['axios'] },
+];
+
+/** The budgets, by entry name: measured x 1.10, rounded up to 10 bytes (see the top of this file). */
+export const BUDGETS: Readonly<Record<string, number>> = {
+  withBackoff: 14_670,
+  axiosBackoff: 17_150,
+  kyBackoff: 18_870,
+  'withBackoff + Hedge': 15_660,
+  'withBackoff + Pacer': 18_030,
+  'withBackoff + CircuitBreaker': 17_730,
+  'withBackoff + BackoffMetrics': 16_310,
+  'withBackoff + resume': 14_680,
+  'withBackoff + tracer': 14_720,
+  'axiosBackoff + Hedge': 18_180,
+  'axiosBackoff + Pacer': 20_720,
+  'axiosBackoff + CircuitBreaker': 20_410,
+  'axiosBackoff + BackoffMetrics': 18_930,
+  'axiosBackoff + resume': 17_160,
+  'axiosBackoff + tracer': 17_200,
+  'kyBackoff + Hedge': 19_910,
+  'kyBackoff + Pacer': 22_320,
+  'kyBackoff + CircuitBreaker': 22_010,
+  'kyBackoff + BackoffMetrics': 20_580,
+  'kyBackoff + resume': 18_870,
+  'kyBackoff + tracer': 18_920,
+};
+
+function entry(
+  kind: SizeEntry['kind'],
+  name: string,
+  code: string,
+  external: readonly string[],
+  base?: string,
+): SizeEntry {
+  const budget = kind === 'reference' ? undefined : BUDGETS[name];
+  return { name, code, external, kind, ...(base && { base }), ...(budget !== undefined && { budget }) };
+}
+
+/** The default import of each package, then each feature on each, then the measured-only references. */
+export const SIZE_ENTRIES: readonly SizeEntry[] = [
+  ...CLIENTS.map((client) => entry('default', client.name, client.code(client.imports, ''), client.external)),
+  ...CLIENTS.flatMap((client) =>
+    FEATURES.map((feature) =>
+      entry(
+        'feature',
+        `${client.name} + ${feature.name}`,
+        (feature.preamble ?? '') +
+          client.code(
+            feature.imports ? `${client.imports}, ${feature.imports}` : client.imports,
+            `, { ${feature.option} }`,
+          ),
+        [...client.external, ...(feature.external ?? [])],
+        client.name,
+      ),
+    ),
+  ),
+  // Everything the core exports: every feature at once.
+  entry('reference', 'backoff-core (every export)', "export * from 'backoff-core';", []),
+  // The adapters' own code alone: what they weigh on top of a core the page already has.
+  entry('reference', 'axios-backoff alone (core external)', "export * from 'axios-backoff';", [
+    'axios',
+    'backoff-core',
+  ]),
+  entry('reference', 'ky-backoff alone (core external)', "export * from 'ky-backoff';", [
+    'ky',
+    'backoff-core',
+  ]),
+  entry(
+    'reference',
+    'axios-retry 4.5.0',
+    "import axios from 'axios';\nimport axiosRetry from 'axios-retry';\naxiosRetry(axios);\nexport default axios;",
+    ['axios'],
+  ),
+  entry(
+    'reference',
+    'retry-axios 4.0.3',
+    "import axios from 'axios';\nimport * as rax from 'retry-axios';\nrax.attach(axios);\nexport default axios;",
+    ['axios'],
+  ),
 ];
 
 /**
- * The esbuild options of every measured bundle, on top of size-limit's own (bundle, minify, tree-shaking): an
- * ES module for browsers, workspace packages resolved to their TypeScript sources (nothing needs building).
+ * Source modules of the opt-in features, by path under backoff-core/src: a default entry must hold none of them
+ * (hedging, the pacer, the breaker, the metrics, body resume, tracing). A feature's module added elsewhere belongs
+ * here too. Two exceptions, each a few lines every policy runs: `resume/options.ts`, the `resume` option's
+ * validation (an option the core declares is checked by the core, so that its error names it), and
+ * `tracing/feature.ts`, which imports the spans' code on the first call with a `tracer`.
+ */
+export const FEATURE_MODULES: readonly RegExp[] = [
+  /backoff-core\/src\/hedge/,
+  /backoff-core\/src\/pacer/,
+  /backoff-core\/src\/circuit-/,
+  /backoff-core\/src\/metrics/,
+  /backoff-core\/src\/resume\/(?!options\.ts$)/,
+  /backoff-core\/src\/tracing\/(?!feature\.ts$)/,
+];
+
+/**
+ * The esbuild options of every measured bundle: what a user's bundler does for a browser (bundle, minify,
+ * tree-shake, split the lazily imported code into chunks), workspace packages resolved to their TypeScript sources.
  */
 export const ESBUILD_OPTIONS = {
   format: 'esm',

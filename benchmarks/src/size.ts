@@ -1,10 +1,6 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { bundle, gzipSize } from './bundle.js';
-import { SIZE_ENTRIES, type SizeEntry } from './size-entries.js';
-import { fixed, markdownTable, percent } from './table.js';
-
-const BENCH_DIR = fileURLToPath(new URL('..', import.meta.url));
+import { type Bundle, bundle, type Chunk } from './bundle.js';
+import { FEATURE_MODULES, SIZE_ENTRIES, type SizeEntry } from './size-entries.js';
+import { fixed, markdownTable } from './table.js';
 
 /** One module's share of a bundle: minified bytes it puts in the output. */
 export interface ModuleShare {
@@ -14,141 +10,237 @@ export interface ModuleShare {
 
 export interface SizeRow {
   readonly entry: SizeEntry;
+  /** Minified bytes of the entry and its statically imported chunks. */
   readonly minBytes: number;
-  /** gzip -9 of the minified bundle (what size-limit's file plugin computes). */
+  /** gzip -9 of each of those files, summed: what a page that imports the entry downloads. */
   readonly gzipBytes: number;
-  /** size-limit's own count for this entry, when it was run. */
-  readonly sizeLimitBytes: number | undefined;
+  /** The same for the chunks reached only through `import()` (0 when there are none). */
+  readonly lazyGzipBytes: number;
+  /** The source modules in the counted (static) bytes, largest first. */
   readonly modules: readonly ModuleShare[];
+  /** The source modules only in lazily imported chunks. */
+  readonly lazyModules: readonly ModuleShare[];
 }
 
 export interface SizeResult {
   readonly rows: readonly SizeRow[];
-  /** Whether `size-limit` passed every budget (undefined when it was not run). */
-  readonly sizeLimitPassed: boolean | undefined;
   readonly esbuildVersion: string;
   readonly seconds: number;
 }
 
 /** A readable module name: the package and its path, without the workspace or node_modules prefix. */
-function moduleName(path: string): string {
+export function moduleName(path: string): string {
+  if (path.startsWith('size-entry:')) return "(the entry's own code)";
   return path
     .replace(/^\.\.\/packages\//, '')
     .replace(/^(?:.*\/)?node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?/, '');
 }
 
-async function measure(entry: SizeEntry): Promise<Omit<SizeRow, 'sizeLimitBytes'>> {
-  const { file, metafile } = await bundle(entry);
-  const output = Object.values(metafile.outputs)[0];
-  const modules = Object.entries(output?.inputs ?? {})
-    .map(([path, input]) => ({ module: moduleName(path), bytes: input.bytesInOutput }))
-    .filter((share) => share.bytes > 0)
-    .sort((a, b) => b.bytes - a.bytes);
+function shares(chunks: readonly Chunk[]): ModuleShare[] {
+  const bytes = new Map<string, number>();
+  for (const chunk of chunks) {
+    for (const [path, n] of Object.entries(chunk.inputs)) {
+      const module = moduleName(path);
+      bytes.set(module, (bytes.get(module) ?? 0) + n);
+    }
+  }
+  return [...bytes].map(([module, n]) => ({ module, bytes: n })).sort((a, b) => b.bytes - a.bytes);
+}
+
+const sum = (chunks: readonly Chunk[], of: (chunk: Chunk) => number) =>
+  chunks.reduce((total, chunk) => total + of(chunk), 0);
+
+export function sizeRow(entry: SizeEntry, built: Bundle): SizeRow {
   return {
     entry,
-    minBytes: file.contents.byteLength,
-    gzipBytes: gzipSize(file.contents),
-    modules,
+    minBytes: sum(built.loaded, (chunk) => chunk.minBytes),
+    gzipBytes: sum(built.loaded, (chunk) => chunk.gzipBytes),
+    lazyGzipBytes: sum(built.lazy, (chunk) => chunk.gzipBytes),
+    modules: shares(built.loaded),
+    lazyModules: shares(built.lazy),
   };
 }
 
-interface SizeLimitCheck {
-  readonly name: string;
-  readonly passed: boolean;
-  readonly size: number;
-}
-
-/** Runs the project's own size-limit check (the one `pnpm test` runs) and reads its JSON report. */
-export function runSizeLimit(): Promise<{ checks: SizeLimitCheck[]; passed: boolean }> {
-  const bin = fileURLToPath(new URL('../node_modules/size-limit/bin.js', import.meta.url));
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, '--json'], {
-      cwd: BENCH_DIR,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk;
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      err += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => {
-      try {
-        const checks = JSON.parse(out) as SizeLimitCheck[];
-        resolve({ checks, passed: code === 0 && checks.every((check) => check.passed) });
-      } catch {
-        reject(new Error(`size-limit failed (exit ${code}): ${err || out}`));
-      }
-    });
-  });
-}
-
-export interface SizeOptions {
-  /** Also run size-limit (the budgets `pnpm test` enforces). @default true */
-  readonly sizeLimit?: boolean;
-}
-
-/** Measure 3: min and min+gzip bytes of each package's bundle (esbuild, ESM, minified, the client external). */
-export async function runSize(options: SizeOptions = {}): Promise<SizeResult> {
+/** Measures every entry (or those given): each bundled alone, in parallel. */
+export async function runSize(entries: readonly SizeEntry[] = SIZE_ENTRIES): Promise<SizeResult> {
   const started = performance.now();
-  const measured = await Promise.all(SIZE_ENTRIES.map(measure));
-  const limits = options.sizeLimit === false ? undefined : await runSizeLimit();
-  const rows = measured.map((row) => ({
-    ...row,
-    sizeLimitBytes: limits?.checks.find((check) => check.name === row.entry.name)?.size,
-  }));
+  const rows = await Promise.all(entries.map(async (entry) => sizeRow(entry, await bundle(entry))));
   const { version } = await import('esbuild');
-  return {
-    rows,
-    sizeLimitPassed: limits?.passed,
-    esbuildVersion: version,
-    seconds: (performance.now() - started) / 1000,
-  };
+  return { rows, esbuildVersion: version, seconds: (performance.now() - started) / 1000 };
 }
+
+/** A feature's module in the row's counted bytes (none may be in a default entry's). */
+export function featureModules(row: SizeRow): string[] {
+  return row.modules
+    .map((share) => share.module)
+    .filter((module) => FEATURE_MODULES.some((pattern) => pattern.test(module)));
+}
+
+/** The budget a measured size gets: x 1.10, rounded up to 10 bytes. */
+export const budgetFor = (gzipBytes: number): number => Math.ceil((gzipBytes * 1.1) / 10) * 10;
+
+/** What a row adds over its default entry, in min+gzip bytes (undefined for a default entry). */
+export function addedBytes(result: SizeResult, row: SizeRow): number | undefined {
+  const base = result.rows.find((other) => other.entry.name === row.entry.base);
+  return base === undefined ? undefined : row.gzipBytes - base.gzipBytes;
+}
+
+/** Entries over their budget. */
+export const overBudget = (result: SizeResult): SizeRow[] =>
+  result.rows.filter((row) => row.entry.budget !== undefined && row.gzipBytes > row.entry.budget);
+
+const signed = (n: number) => `${n >= 0 ? '+' : '−'}${fixed(Math.abs(n))}`;
 
 export function sizeTable(result: SizeResult): string {
-  const rows = result.rows.map((row) => [
-    row.entry.name,
-    fixed(row.minBytes),
-    fixed(row.gzipBytes),
-    row.sizeLimitBytes === undefined ? '' : fixed(row.sizeLimitBytes),
-    row.entry.budget === undefined ? '' : fixed(row.entry.budget),
-  ]);
+  const rows = result.rows.map((row) => {
+    const added = addedBytes(result, row);
+    return [
+      row.entry.name,
+      fixed(row.minBytes),
+      fixed(row.gzipBytes),
+      added === undefined ? '' : signed(added),
+      row.lazyGzipBytes === 0 ? '' : fixed(row.lazyGzipBytes),
+      row.entry.budget === undefined ? '' : fixed(row.entry.budget),
+    ];
+  });
   return markdownTable(
-    ['bundle', 'min bytes', 'min+gzip bytes', 'size-limit count', 'size-limit budget'],
+    ['entry', 'min bytes', 'min+gzip bytes', 'added over the default', 'lazy chunks (min+gzip)', 'budget'],
     rows,
-    ['l', 'r', 'r', 'r', 'r'],
+    ['l', 'r', 'r', 'r', 'r', 'r'],
   );
 }
 
-/** Per-module minified bytes in the backoff bundles: where the size goes, and so what could come out. */
-export function moduleTable(result: SizeResult): string {
-  const ours = result.rows.filter((row) => row.entry.budget !== undefined);
-  const bytesIn = (row: SizeRow, module: string) =>
-    row.modules.find((share) => share.module === module)?.bytes;
-  const packageOf = (module: string) => module.split('/')[0] ?? module;
-  const largest = (module: string) => Math.max(...ours.map((row) => bytesIn(row, module) ?? 0));
-  const names = [...new Set(ours.flatMap((row) => row.modules.map((share) => share.module)))];
-  const packages = [...new Set(names.map(packageOf))];
-  const cell = (row: SizeRow, bytes: number | undefined) => {
-    const all = row.modules.reduce((sum, share) => sum + share.bytes, 0);
-    return bytes === undefined || bytes === 0 ? '' : `${fixed(bytes)} (${percent(bytes / all, 0)})`;
-  };
-  const rows: string[][] = [];
-  for (const pkg of packages) {
-    const modules = names
-      .filter((module) => packageOf(module) === pkg)
-      .sort((a, b) => largest(b) - largest(a));
-    for (const module of modules) rows.push([module, ...ours.map((row) => cell(row, bytesIn(row, module)))]);
-    const subtotal = (row: SizeRow) => modules.reduce((sum, module) => sum + (bytesIn(row, module) ?? 0), 0);
-    rows.push([`${pkg} (all its modules)`, ...ours.map((row) => cell(row, subtotal(row)))]);
+/**
+ * The modules of one entry's counted bytes. A default entry lists every module; a feature's entry lists only the
+ * modules it adds or changes over its default, which is where the feature's cost is.
+ */
+export function moduleTable(result: SizeResult, row: SizeRow): string {
+  const base = result.rows.find((other) => other.entry.name === row.entry.base);
+  const before = new Map(base?.modules.map((share) => [share.module, share.bytes]));
+  const lines = row.modules
+    .filter((share) => base === undefined || before.get(share.module) !== share.bytes)
+    .map((share) => {
+      const was = before.get(share.module);
+      const cells = [share.module, fixed(share.bytes)];
+      return base === undefined ? cells : [...cells, signed(share.bytes - (was ?? 0))];
+    });
+  const lazy = row.lazyModules.map((share) => [
+    `${share.module} (lazy chunk, not counted)`,
+    fixed(share.bytes),
+    ...(base === undefined ? [] : ['']),
+  ]);
+  if (base === undefined) {
+    return markdownTable(['module (every one counted)', 'minified bytes'], [...lines, ...lazy], ['l', 'r']);
   }
   return markdownTable(
-    ['module (minified bytes, share of the bundle)', ...ours.map((row) => row.entry.name)],
-    rows,
-    ['l', ...ours.map(() => 'r' as const)],
+    [`module (added or changed over ${base.entry.name})`, 'minified bytes', 'change'],
+    [...lines, ...lazy],
+    ['l', 'r', 'r'],
   );
+}
+
+/** The bytes the defaults weighed before the features were taken out of them (min+gzip, from the old measure). */
+export const BEFORE: Readonly<Record<string, number>> = {
+  withBackoff: 10_717,
+  axiosBackoff: 12_050,
+  kyBackoff: 13_517,
+};
+
+/** Where the size goes, per core module: what each holds (read from the sources) and how it could shrink. */
+const SIZE_IDEAS: Readonly<Record<string, string>> = {
+  'backoff-core/src/validate.ts':
+    'the option defaults and their validation with a message naming each option, already one table of ' +
+    'checks (check.ts) with short messages; fewer options would be the next cut.',
+  'backoff-core/src/run/run.ts':
+    'the runner: the one loop with its gates, holds and waits, the hedged send, the shouldRetry context and the ' +
+    'onRetry event. Much of it is public property names, which minifiers keep; little to cut without changing ' +
+    'the API.',
+  'backoff-core/src/decide/rules.ts':
+    'the method/body/retries/Retry-After gates and the computed wait, then the deadline/circuit/budget limits; ' +
+    'each a few lines, with little to cut.',
+  'backoff-core/src/http-date.ts':
+    'the three HTTP-date forms as strict regexes, the RFC 850 two-digit-year rule and a round-trip check. ' +
+    'IMF-fixdate alone (what servers send) plus `Date.parse` for the rest would be a fraction of it.',
+  'backoff-core/src/server-timing.ts':
+    'RateLimit, RateLimit-Reset, X-RateLimit-Reset, X-Rate-Limit-Reset and retry-after-ms parsing. Only ' +
+    'Retry-After is standard: the others could be an opt-in parser passed in the options (tree-shaken when unused).',
+  'backoff-core/src/budget.ts': 'the RetryBudget class with its own validation messages and `snapshot()`.',
+  'backoff-core/src/outcome.ts':
+    '`classifyError`: about twenty error-code strings in three sets, the TLS-code and fetch-message regexes.',
+  'backoff-core/src/idempotency.ts':
+    'key generation, including a UUID fallback for runtimes without `crypto.randomUUID` (browsers outside ' +
+    'secure contexts); Node >= 22 always has it.',
+};
+
+/** RESULTS.md's size section (`pnpm size -- --write`). */
+export function sizeSection(result: SizeResult): string {
+  const defaults = result.rows.filter((row) => BEFORE[row.entry.name] !== undefined);
+  const before = defaults.map((row) => {
+    const was = BEFORE[row.entry.name] ?? 0;
+    return [row.entry.name, fixed(was), fixed(row.gzipBytes), signed(row.gzipBytes - was)];
+  });
+  return [
+    '## Size',
+    '',
+    `\`pnpm size\` (esbuild ${result.esbuildVersion}). Each entry is a tiny file written as a user writes it ` +
+      '(`benchmarks/src/size-entries.ts`), bundled for a browser: minified, tree-shaken, code split (an ' +
+      '`import()` becomes a chunk of its own), workspace packages from their TypeScript sources, the client ' +
+      '(axios / ky) external. Counted: the entry and the chunks it imports statically, `gzip -9` of each file, ' +
+      'summed; chunks only reached through `import()` are listed apart. Budgets are the measured size x 1.10 ' +
+      '(`pnpm size` fails above one).',
+    '',
+    'The default imports, before (every feature in every bundle: the previous measure, same esbuild and options, ' +
+      'an entry exporting the function alone; calling it instead measures within 15 bytes of that) and now, ' +
+      'min+gzip bytes:',
+    '',
+    markdownTable(['default import', 'before', 'now', 'change'], before, ['l', 'r', 'r', 'r']),
+    '',
+    'What each feature adds when it is used (min+gzip bytes; `resume` and `tracer` are options, not imports: what ' +
+      'they add is what the core loads for them when they are set):',
+    '',
+    markdownTable(
+      ['feature', 'added to withBackoff', 'added to axiosBackoff', 'added to kyBackoff'],
+      featureCosts(result),
+      ['l', 'r', 'r', 'r'],
+    ),
+    '',
+    sizeTable(result),
+    '',
+    ...defaults.flatMap((row) => [`Modules of \`${row.entry.name}\`:`, '', moduleTable(result, row), '']),
+    'Ways the core could come down, largest first (in `withBackoff`):',
+    '',
+    ...ideas(result),
+  ]
+    .join('\n')
+    .trimEnd();
+}
+
+/** Each feature's added min+gzip bytes on each default import. */
+export function featureCosts(result: SizeResult): string[][] {
+  const features = [
+    ...new Set(
+      result.rows.filter((row) => row.entry.base !== undefined).map((row) => row.entry.name.split(' + ')[1]),
+    ),
+  ];
+  return features.map((feature) => [
+    feature ?? '',
+    ...Object.keys(BEFORE).map((base) => {
+      const row = result.rows.find((r) => r.entry.name === `${base} + ${feature}`);
+      const added = row === undefined ? undefined : addedBytes(result, row);
+      return added === undefined ? '' : `${signed(added)} B`;
+    }),
+  ]);
+}
+
+/** SIZE_IDEAS for the core modules of `withBackoff`'s bundle, largest first. */
+function ideas(result: SizeResult): string[] {
+  const row = result.rows.find((r) => r.entry.name === 'withBackoff');
+  const core = (row?.modules ?? []).filter((m) => m.module.startsWith('backoff-core/'));
+  const total = core.reduce((n, m) => n + m.bytes, 0);
+  return core
+    .filter((m) => SIZE_IDEAS[m.module] !== undefined)
+    .map(
+      (m) =>
+        `- \`${m.module}\` — ${fixed(m.bytes)} B min (${Math.round((m.bytes / total) * 100)}% of the core): ${SIZE_IDEAS[m.module]}`,
+    );
 }

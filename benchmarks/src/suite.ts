@@ -4,9 +4,9 @@ import { describeMachine, type Machine } from './machine.js';
 import { type MemoryOptions, type MemoryResult, runMemory } from './memory.js';
 import { type OverheadOptions, type OverheadResult, runOverhead } from './overhead.js';
 import { type Pinning, pinClient } from './pinning.js';
-import { runSize, type SizeOptions, type SizeResult } from './size.js';
 
-export const MEASURES = ['overhead', 'amplification', 'size', 'memory'] as const;
+// Size is measured by `pnpm size` (src/size-check.ts), which writes its own section of RESULTS.md.
+export const MEASURES = ['overhead', 'amplification', 'memory'] as const;
 export type MeasureId = (typeof MEASURES)[number];
 
 /** The sizes of every measure in one run. */
@@ -14,7 +14,6 @@ export interface SuiteSizes {
   readonly overhead: OverheadOptions;
   readonly overheadInProcess: OverheadOptions;
   readonly amplification: AmplificationOptions;
-  readonly size: SizeOptions;
   readonly memory: MemoryOptions;
   /** Pin the clients and the loopback server to cores of their own (pinning.ts) for measure 1. */
   readonly pin: boolean;
@@ -36,7 +35,6 @@ export const FULL: SuiteSizes = {
     processes: 8,
   },
   amplification: { requests: 10_000, seed: 7 },
-  size: { sizeLimit: true },
   memory: { requests: 2000, rounds: 3 },
   pin: true,
 };
@@ -46,7 +44,6 @@ export const QUICK: SuiteSizes = {
   overhead: { rounds: 2, requests: 20, concurrency: 2, warmup: 10 },
   overheadInProcess: { server: 'in-process', rounds: 2, requests: 20, concurrency: 2, warmup: 10 },
   amplification: { requests: 60, seed: 7 },
-  size: { sizeLimit: false },
   memory: { requests: 20, rounds: 1 },
   // Not in the smoke test: pinning its process would slow the other tests running beside it.
   pin: false,
@@ -60,7 +57,6 @@ export interface BenchReport {
   /** Whether the overhead measures ran with client and server pinned to cores of their own. */
   readonly pinning?: Pinning;
   readonly amplification?: AmplificationResult;
-  readonly size?: SizeResult;
   readonly memory?: MemoryResult;
   readonly loadAtEnd: number;
   readonly seconds: number;
@@ -86,11 +82,10 @@ export async function runSuite(
     onProgress(`${label}: ${((performance.now() - begin) / 1000).toFixed(1)} s`);
     return result;
   };
-  const size = await step('size', '3. size', () => runSize(sizes.size));
   const amplification = await step('amplification', '2. amplification', () =>
     runAmplification(sizes.amplification),
   );
-  const memory = await step('memory', '4. memory', () => runMemory(sizes.memory));
+  const memory = await step('memory', '3. memory', () => runMemory(sizes.memory));
   // The CPU-time measures run pinned (where the machine allows): the clients on one core, the server on another.
   const pin = only.includes('overhead') && sizes.pin ? pinClient() : undefined;
   if (pin) onProgress(pin.pinning.note);
@@ -115,7 +110,6 @@ export async function runSuite(
     ...(overheadInProcess && { overheadInProcess }),
     ...(pin && { pinning: pin.pinning }),
     ...(amplification && { amplification }),
-    ...(size && { size }),
     ...(memory && { memory }),
   };
   return report;

@@ -1,5 +1,4 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import sizeLimitChecks from '../.size-limit.ts';
 import { AMPLIFICATION_VARIANTS, FAILURE_RATES } from '../src/amplification.js';
 import type { Variant } from '../src/clients.js';
 import { MEMORY_SUBJECTS } from '../src/memory.js';
@@ -12,7 +11,6 @@ import {
 } from '../src/overhead.js';
 import { renderResults } from '../src/results.js';
 import { memoryVerdicts } from '../src/results-overhead.js';
-import { SIZE_ENTRIES } from '../src/size-entries.js';
 import { spread } from '../src/stats.js';
 import { type BenchReport, QUICK, runSuite } from '../src/suite.js';
 
@@ -79,25 +77,6 @@ describe('the bench at a tiny size', () => {
     expect(globalThis.setTimeout).toBe(realSetTimeout);
   });
 
-  it('bundles each package with its core, the client left out, and budgets the backoff ones', () => {
-    const rows = report.size?.rows ?? [];
-    expect(rows.map((row) => row.entry.name)).toEqual(SIZE_ENTRIES.map((entry) => entry.name));
-    for (const row of rows) {
-      expect(row.gzipBytes).toBeGreaterThan(0);
-      expect(row.gzipBytes).toBeLessThan(row.minBytes);
-      expect(row.modules.some((share) => /^(?:axios|ky)\//.test(share.module))).toBe(false);
-    }
-    const withCore = rows.filter((row) => row.entry.name.includes('(with backoff-core)'));
-    expect(withCore).toHaveLength(2);
-    for (const row of withCore) {
-      expect(row.modules.some((share) => share.module.startsWith('backoff-core/src/'))).toBe(true);
-    }
-    expect(sizeLimitChecks.map((check) => check.name)).toEqual(
-      SIZE_ENTRIES.filter((entry) => entry.budget !== undefined).map((entry) => entry.name),
-    );
-    for (const check of sizeLimitChecks) expect(check.limit).toMatch(/^[1-9]\d* B$/);
-  });
-
   it('measures retained heap per parked request for every subject', () => {
     const rows = report.memory?.rows ?? [];
     expect(rows).toHaveLength(MEMORY_SUBJECTS.length);
@@ -115,12 +94,11 @@ describe('the bench at a tiny size', () => {
       '**What this run resolves.**',
       '### On the loopback',
       '## 2. Amplification',
-      '## 3. Size',
-      '## 4. Memory',
+      '## 3. Memory',
     ]) {
       expect(markdown).toContain(heading);
     }
-    // The speed and memory targets, one line each; the size budgets are ceilings that `pnpm size` enforces.
+    // The speed and memory targets, one line each (the size budgets are `pnpm size`'s).
     expect(markdown).toMatch(
       /axios \+ axios-backoff: [+-][\d.]+ µs per successful request over bare axios, in-process \(IQR [^)]*\): target ≤ \+3 µs (met|missed)/,
     );

@@ -23,12 +23,6 @@ export interface FaultDriver extends BackoffClientDriver {
    * (axios reads it in its adapter). fetch and ky resolve at the headers: the body is the caller's to read.
    */
   readonly bodyInAttempt: boolean;
-  /**
-   * Whether the wait after the client's own per-attempt timeout is the client's (ky: only its own wait still
-   * hears the caller's signal then), so it runs on the client's timer, not on the injected one. `onRetry` still
-   * reports it.
-   */
-  readonly clientWaitsAfterTimeout: boolean;
   create(baseUrl: string, options: BackoffOptions, transport?: Transport): FaultClient;
   /** Whether `error` is one the caller of this client expects: the client's own classes, never a wrapper. */
   isOwnError(error: unknown): boolean;

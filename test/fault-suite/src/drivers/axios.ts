@@ -11,7 +11,6 @@ export function axiosDriver(adapter: 'http' | 'fetch'): FaultDriver {
     name: `axios ${axios.VERSION} (${adapter} adapter)`,
     rejectsOnHttpError: true,
     bodyInAttempt: true,
-    clientWaitsAfterTimeout: false,
     create(baseURL, options, transport = {}) {
       const agent = adapter === 'http' ? new Agent({ keepAlive: true }) : undefined;
       const instance = axios.create({

@@ -47,7 +47,6 @@ function driver(copy: KyCopy): FaultDriver {
     name: copy.name,
     rejectsOnHttpError: true,
     bodyInAttempt: false,
-    clientWaitsAfterTimeout: true,
     create(baseUrl, options, transport = {}) {
       const base = copy.ky.create(transport.timeout === undefined ? {} : { timeout: transport.timeout });
       const api = kyBackoff(base as never, options) as unknown as LooseKy;

@@ -33,7 +33,6 @@ export const withBackoffDriver: FaultDriver = {
   name: 'withBackoff(fetch)',
   rejectsOnHttpError: false,
   bodyInAttempt: false,
-  clientWaitsAfterTimeout: false,
   create(baseUrl, options, transport = {}) {
     const fetchWithBackoff = withBackoff(
       transport.timeout === undefined ? undefined : timedFetch(transport.timeout),

@@ -1,2 +1,0 @@
-// axiosBackoff with the opt-in circuit breaker and metrics: what the two features cost a user who uses them.
-export { axiosBackoff, BackoffMetrics, CircuitBreaker } from 'axios-backoff';

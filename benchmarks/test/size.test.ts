@@ -1,0 +1,89 @@
+// The size measure, in memory (esbuild builds nothing to disk): what a default import holds, how chunks are
+// counted, and that every budget is kept.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bundle } from '../src/bundle.js';
+import { budgetFor, featureModules, overBudget, runSize, type SizeResult, sizeRow } from '../src/size.js';
+import { FEATURE_MODULES, SIZE_ENTRIES } from '../src/size-entries.js';
+
+const OURS = SIZE_ENTRIES.filter((entry) => entry.kind !== 'reference');
+let result: SizeResult;
+
+beforeAll(async () => {
+  result = await runSize(OURS);
+}, 60_000);
+
+const row = (name: string) => {
+  const found = result.rows.find((r) => r.entry.name === name);
+  if (found === undefined) throw new Error(`no entry ${name}`);
+  return found;
+};
+
+describe('a default import holds no code of the features it does not use', () => {
+  const defaults = OURS.filter((entry) => entry.kind === 'default');
+
+  it('measures the default import of each package', () => {
+    expect(defaults.map((entry) => entry.name)).toEqual(['withBackoff', 'axiosBackoff', 'kyBackoff']);
+  });
+
+  it.each(defaults.map((entry) => entry.name))(
+    '%s: no module of hedging, the pacer, the breaker, metrics, resume or tracing',
+    (name) => {
+      expect(row(name).modules.length).toBeGreaterThan(10);
+      expect(featureModules(row(name))).toEqual([]);
+    },
+  );
+
+  // The check above can fail: each feature's entry does hold its feature's modules.
+  it.each([
+    ['Hedge', 'backoff-core/src/hedge.ts'],
+    ['Pacer', 'backoff-core/src/pacer.ts'],
+    ['CircuitBreaker', 'backoff-core/src/circuit-breaker.ts'],
+    ['BackoffMetrics', 'backoff-core/src/metrics.ts'],
+  ])('with %s, %s is counted, on every package', (feature, module) => {
+    expect(FEATURE_MODULES.some((pattern) => pattern.test(module))).toBe(true);
+    for (const base of defaults) {
+      const used = row(`${base.name} + ${feature}`);
+      expect(used.modules.map((share) => share.module)).toContain(module);
+      expect(featureModules(used).length).toBeGreaterThan(0);
+      expect(used.gzipBytes).toBeGreaterThan(row(base.name).gzipBytes);
+    }
+  });
+});
+
+describe('counting', () => {
+  it('counts the entry and its static chunks; a chunk behind import() is listed apart, not counted', async () => {
+    const entry = {
+      name: 'lazy core',
+      code: "export const load = () => import('backoff-core');",
+      external: [],
+      kind: 'reference' as const,
+    };
+    const lazy = sizeRow(entry, await bundle(entry));
+    expect(lazy.gzipBytes).toBeLessThan(200);
+    expect(lazy.modules.some((share) => share.module.startsWith('backoff-core/'))).toBe(false);
+    expect(lazy.lazyGzipBytes).toBeGreaterThan(row('withBackoff').gzipBytes);
+    expect(lazy.lazyModules.map((share) => share.module)).toContain('backoff-core/src/run/run.ts');
+  });
+
+  it('the client is left out: no axios or ky module is counted', () => {
+    for (const r of result.rows) {
+      expect(r.modules.filter((share) => /^(?:axios|ky)\//.test(share.module))).toEqual([]);
+    }
+  });
+
+  it('a budget is the measured size x 1.10, rounded up to 10 bytes', () => {
+    expect(budgetFor(10_000)).toBe(11_000);
+    expect(budgetFor(10_001)).toBe(11_010);
+    expect(budgetFor(9_999)).toBe(11_000);
+  });
+});
+
+describe('budgets', () => {
+  it('every default and feature entry has one', () => {
+    expect(OURS.filter((entry) => entry.budget === undefined).map((entry) => entry.name)).toEqual([]);
+  });
+
+  it('no entry is over its budget', () => {
+    expect(overBudget(result).map((r) => `${r.entry.name}: ${r.gzipBytes} > ${r.entry.budget}`)).toEqual([]);
+  });
+});

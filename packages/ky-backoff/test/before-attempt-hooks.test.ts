@@ -52,12 +52,14 @@ describe.each(CLIENTS.map((client) => [client.name, client] as const))(
         // The hook does nothing: the key was lost to ky's own hook, and it is read from what goes out.
         { beforeAttempt: () => {} },
       );
-      const error = await api
-        .post(`${API}/orders`, { json: { item: 1 }, headers: { 'Idempotency-Key': '"order-1"' } })
-        .then(
-          () => expect.unreachable('the POST resolved'),
-          (e: unknown) => e,
-        );
+      const error = await api(`${API}/orders`, {
+        method: 'post',
+        json: { item: 1 },
+        headers: { 'Idempotency-Key': '"order-1"' },
+      }).then(
+        () => expect.unreachable('the POST resolved'),
+        (e: unknown) => e,
+      );
       expect(route.hits).toHaveLength(1);
       expect(error).toBeInstanceOf(TypeError);
       expect(getBackoffResult(error)).toMatchObject({ attempts: 1, reason: 'method-not-idempotent' });

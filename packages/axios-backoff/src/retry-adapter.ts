@@ -134,47 +134,42 @@ function cancelled(error: unknown): Client<never> {
   };
 }
 
-/**
- * One attempt of an axios request: the config's headers as the adapter will send them. A `beforeAttempt` that
- * changes them gets AxiosHeaders of this attempt's own, copied from the config's at the first change: the next
- * attempt starts from the config's headers again (with the generated key).
- */
-class AxiosAttempt implements Attempt {
-  readonly #config: InternalAxiosRequestConfig;
-  /** This attempt's own headers, once something changed them. */
-  own: AxiosHeaders | undefined;
+/** Sets (a string) or removes (`null`) one header; a value of `false` (axios's "never send it") is replaced too. */
+function change(headers: AxiosHeaders, name: string, value: string | null): void {
+  if (value === null) headers.delete(name);
+  else headers.set(name, value, true);
+}
 
-  constructor(config: InternalAxiosRequestConfig, own?: AxiosHeaders) {
-    this.#config = config;
-    this.own = own;
-  }
+/** A hedge's copy of an axios attempt: AxiosHeaders of its own, that `beforeAttempt` changes apart. */
+class AxiosCopy implements Attempt {
+  constructor(readonly own: AxiosHeaders) {}
 
   get headers(): AxiosHeaders {
-    return this.own ?? this.#config.headers;
+    return this.own;
   }
 
   header(name: string, value: string | null): void {
-    this.own ??= new AxiosHeaders(this.#config.headers);
-    if (value === null) this.own.delete(name);
-    // Replacing a value of `false` too (axios's "never send it"): the hook said what to send.
-    else this.own.set(name, value, true);
+    change(this.own, name, value);
   }
 
-  copy(): AxiosAttempt {
-    return new AxiosAttempt(this.#config, new AxiosHeaders(this.headers));
+  copy(): AxiosCopy {
+    return new AxiosCopy(new AxiosHeaders(this.own));
   }
 }
 
-/** One request through axios's own adapter: what the runner asks of axios-backoff. */
-class AxiosClient implements Client<AxiosResponse> {
+/**
+ * One request through axios's own adapter: what the runner asks of axios-backoff. It is its own attempt too (a
+ * request that no hook changes allocates none): `next()` starts each attempt from the config's headers again.
+ */
+class AxiosClient implements Client<AxiosResponse>, Attempt {
   readonly #adapter: AxiosAdapter;
   readonly #config: InternalAxiosRequestConfig;
   /** The adapter is axios's own http adapter, the one `maxRedirects` binds. */
   readonly #http: boolean;
   /** The request's signal and cancel token as one AbortSignal for the core's waits, bridged when first needed. */
   #bridge: ReturnType<typeof waitSignal> | undefined;
-  /** The attempt about to go; a new one only after a hook changed the last one's headers. */
-  #attempt: AxiosAttempt | undefined;
+  /** The headers of the attempt about to go, once a hook changed them. */
+  #own: AxiosHeaders | undefined;
 
   constructor(adapter: AxiosAdapter, config: InternalAxiosRequestConfig) {
     this.#adapter = adapter;
@@ -182,17 +177,29 @@ class AxiosClient implements Client<AxiosResponse> {
     this.#http = adapter === httpAdapter(config);
   }
 
+  get headers(): AxiosHeaders {
+    return this.#own ?? this.#config.headers;
+  }
+
+  // A change made for this attempt goes on AxiosHeaders of its own, copied from the config's at the first change.
+  header(name: string, value: string | null): void {
+    this.#own ??= new AxiosHeaders(this.#config.headers);
+    change(this.#own, name, value);
+  }
+
+  copy(): Attempt {
+    return new AxiosCopy(new AxiosHeaders(this.headers));
+  }
+
   next(): Attempt {
-    if (this.#attempt === undefined || this.#attempt.own !== undefined) {
-      this.#attempt = new AxiosAttempt(this.#config);
-    }
-    return this.#attempt;
+    this.#own = undefined;
+    return this;
   }
 
   send(attempt: Attempt, signal?: AbortSignal): Promise<AxiosResponse> {
     // Called as a plain function, as axios calls it: an adapter may be a method that `this` would confuse.
     const adapter = this.#adapter;
-    const own = (attempt as AxiosAttempt).own;
+    const own = attempt === this ? this.#own : (attempt as AxiosCopy).own;
     if (own === undefined && signal === undefined) return adapter(this.#config);
     // A hedged copy goes with a config of its own whose signal follows the caller's (and aborts a loser); an attempt
     // whose headers a hook changed, with a config carrying them.

@@ -1,6 +1,7 @@
 import { type Backoff, createBackoff } from './backoff.js';
 import { replayableBody } from './body.js';
 import type { BackoffResult } from './events.js';
+import type { HeadersLike } from './headers.js';
 import { fetchRedirected } from './not-sent.js';
 import type { BackoffOptions } from './options.js';
 import { classifyError, type Outcome, responseOutcome } from './outcome.js';
@@ -49,12 +50,16 @@ class FetchAttempt implements Attempt {
     this.own = own;
   }
 
-  // A getter fetch's own headers are read through: nothing is copied for an attempt no one changes.
-  readonly headers = (name: string): string | null | undefined => {
-    if (this.own !== undefined) return this.own.get(name);
+  /** Its own headers once changed; else itself, reading the caller's: nothing is copied for an attempt no one changes. */
+  get headers(): HeadersLike {
+    return this.own ?? this;
+  }
+
+  /** One of the caller's headers, as fetch will send it. */
+  get(name: string): string | null | undefined {
     const headers = this.#client.baseHeaders();
     return headers === undefined ? undefined : new Headers(headers).get(name);
-  };
+  }
 
   header(name: string, value: string | null): void {
     this.own ??= new Headers(this.#client.baseHeaders());

@@ -157,6 +157,23 @@ export function describeBeforeAttemptClient(driver: BackoffClientDriver): void {
       expect(rejected.result).toMatchObject({ attempts: 0, reason: 'callback-error' });
     });
 
+    it('a hook that rejects with no Error ends the call with a TypeError naming it, the previous error as cause', async () => {
+      const route = api.script('/items', ['network-error', 200]);
+      const settled = await client({
+        beforeAttempt: ({ retry }) => (retry === 1 ? Promise.reject('no token') : undefined),
+      }).send({ method: 'GET', path: '/items' });
+      expect(settled.ok).toBe(false);
+      if (!settled.ok) {
+        expect(settled.error).toBeInstanceOf(TypeError);
+        expect((settled.error as Error).message).toBe(
+          '`beforeAttempt` threw or rejected with "no token", not an Error.',
+        );
+        expect((settled.error as Error).cause).toBeDefined();
+      }
+      expect(route.hits).toHaveLength(1);
+      expect(settled.result).toMatchObject({ attempts: 1, reason: 'callback-error' });
+    });
+
     it('an abort while the hook runs ends the call at once, with no further send', async () => {
       const route = api.script('/items', [503, 200]);
       const controller = new AbortController();

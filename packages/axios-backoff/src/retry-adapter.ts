@@ -8,7 +8,10 @@ import { type Backoff, type BackoffResult, getBackoffResult } from 'backoff-core
 import {
   type Attempt,
   type Client,
+  headerGetter,
   type Outcome,
+  type ResponseBody,
+  receivedHeaders,
   replayableBody,
   runCall,
   type Settled,
@@ -141,15 +144,26 @@ class AxiosClient implements Client<AxiosResponse> {
   readonly #http: boolean;
   /** The request's signal and cancel token as one AbortSignal for the core's waits, bridged when first needed. */
   #bridge: ReturnType<typeof waitSignal> | undefined;
+  /** Every attempt sends the config; a header set on it (a resumed body's `Range`) goes with the next ones. */
+  readonly #attempt: Attempt;
 
   constructor(adapter: AxiosAdapter, config: InternalAxiosRequestConfig) {
     this.#adapter = adapter;
     this.#config = config;
     this.#http = adapter === httpAdapter(config);
+    this.#attempt = {
+      get headers() {
+        return config.headers;
+      },
+      header: (name, value) => {
+        if (value === null) config.headers.delete(name);
+        else config.headers.set(name, value);
+      },
+    };
   }
 
   next(): Attempt {
-    return this.#config;
+    return this.#attempt;
   }
 
   send(_attempt: Attempt, signal?: AbortSignal): Promise<AxiosResponse> {
@@ -182,8 +196,34 @@ class AxiosClient implements Client<AxiosResponse> {
     return cancellation(this.#config) ?? circuitOpen(reason, this.#config);
   }
 
+  /**
+   * A `responseType: 'stream'` body (a Node Readable from the http adapter, a web stream from the fetch adapter),
+   * with the headers as received: the http adapter deletes `Content-Encoding` once it decodes. Any other body was
+   * read whole inside axios's adapter: a cut there failed the attempt, which is retried whole like any failure.
+   */
+  body(response: AxiosResponse): ResponseBody<AxiosResponse> | undefined {
+    const data = response.data as { getReader?: unknown; destroy?: unknown; pipe?: unknown } | null;
+    const web = typeof data?.getReader === 'function';
+    if (!web && (typeof data?.destroy !== 'function' || typeof data?.pipe !== 'function')) return undefined;
+    const raw = (response.request as { res?: { rawHeaders?: unknown } } | undefined)?.res?.rawHeaders;
+    return {
+      status: response.status,
+      header: Array.isArray(raw)
+        ? receivedHeaders(raw as string[])
+        : headerGetter(response.headers as Parameters<typeof headerGetter>[0]),
+      stream: response.data,
+      url: requestUrl(this.#config),
+      with: (stream) => {
+        response.data = stream;
+        return response;
+      },
+    };
+  }
+
   finish(settled: Settled<AxiosResponse>, result: BackoffResult): AxiosResponse {
     this.#bridge?.release();
+    // A resumed body's continuations wait under the caller's signal: bridged anew when they ask.
+    this.#bridge = undefined;
     // A hedge's response or error shows the caller's own config, not the copy's.
     const config = this.#config;
     if (settled.ok) {

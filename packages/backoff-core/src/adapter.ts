@@ -16,6 +16,7 @@ export {
   type Reopen,
   type ReopenRequest,
   type ResolvedResumeOptions,
+  type ResponseBody,
   type ResumeCall,
   receivedHeaders,
   resumable,
@@ -28,3 +29,4 @@ export type { Call, RequestDescription } from './run/call.js';
 export { type Settled, Stopped } from './run/roles.js';
 export { type Attempt, type Client, decide, runCall, type Stamp, startCall } from './run/run.js';
 export { sleep, type TimerProvider } from './sleep.js';
+export { webResponseBody } from './web-body.js';

@@ -7,7 +7,9 @@ import { classifyError, type Outcome } from './outcome.js';
 import { attachResult } from './result.js';
 import type { Settled } from './run/roles.js';
 import { type Attempt, type Client, runCall } from './run/run.js';
+import type { ResponseBody } from './resume/stream.js';
 import { describeValue } from './show.js';
+import { webResponseBody } from './web-body.js';
 
 /**
  * What fetch takes as its first argument. Spelled out rather than the DOM's `RequestInfo | URL`: `RequestInfo`
@@ -48,6 +50,13 @@ class FetchClient implements Client<Response> {
     headers: (name: string) => {
       const headers = this.init?.headers ?? this.#request?.headers;
       return headers === undefined ? undefined : new Headers(headers).get(name);
+    },
+    // On a copy: the caller's own headers object is never changed.
+    header: (name, value) => {
+      const headers = new Headers(this.init?.headers ?? this.#request?.headers);
+      if (value === null) headers.delete(name);
+      else headers.set(name, value);
+      this.init = { ...this.init, headers };
     },
   };
 
@@ -98,6 +107,10 @@ class FetchClient implements Client<Response> {
   // Frees the failed response's connection; its body is never read.
   discard(settled: Settled<Response>): void {
     if (settled.ok) settled.value.body?.cancel().catch(() => {});
+  }
+
+  body(response: Response): ResponseBody<Response> {
+    return webResponseBody(response);
   }
 
   finish(settled: Settled<Response>, result: BackoffResult): Response {

@@ -114,6 +114,7 @@ describe('the public surface', () => {
       'runCall',
       'sleep',
       'startCall',
+      'webResponseBody',
     ]);
   });
 

@@ -9,8 +9,10 @@ import {
   fetchRedirected,
   field,
   type Outcome,
+  type ResponseBody,
   type Settled,
   Stopped,
+  webResponseBody,
 } from 'backoff-core/adapter';
 
 /** The instance's own `ky.retry` (ky checks its marker with `instanceof`: a bundled copy would not do). */
@@ -273,8 +275,8 @@ export class KyCall implements Client<Response> {
 
   // --- the runner's side (the core's Client) ---
 
-  next(): Promise<Attempt> {
-    if (this.phase === 'done') return Promise.reject(this.#controller.signal.reason);
+  next(): Promise<Attempt> | Attempt {
+    if (this.phase === 'done') return this.#again();
     const turn = this.#turn;
     this.#turn = undefined;
     this.#sending = deferred<Attempt>();
@@ -289,6 +291,24 @@ export class KyCall implements Client<Response> {
       turn?.resolve(turn.step === 'ask' ? true : undefined);
     }
     return this.#sending.promise;
+  }
+
+  /**
+   * An attempt after the call ended: a resumed body's continuation, sent as ky last sent the request (ky's loop and
+   * hooks are over), under the caller's own signal (ky's timeout is for the call that ended).
+   */
+  #again(): Attempt {
+    if (this.#send === undefined) throw this.#controller.signal.reason;
+    const signal = this.#setup.signal ?? new AbortController().signal;
+    const request = new Request(this.#request, { signal });
+    this.#request = request;
+    return {
+      headers: request.headers,
+      header: (name, value) => {
+        if (value === null) request.headers.delete(name);
+        else request.headers.set(name, value);
+      },
+    };
   }
 
   send(_attempt: Attempt, signal?: AbortSignal): Promise<Response> {
@@ -312,8 +332,9 @@ export class KyCall implements Client<Response> {
    * first), then says. A response ky would hand over as it is is judged now: ky gets it once it is decided.
    */
   answer(settled: Settled<Response>, raw: Outcome): Outcome | Promise<Outcome> {
+    // A resumed body's continuation: ky is no longer asked.
+    if (this.phase === 'done') return raw;
     if (this.#early !== undefined) return this.#early;
-    if (this.phase === 'done') return Promise.reject(this.#controller.signal.reason);
     const turn = this.#turn;
     if (settled.ok) {
       this.#fetched = settled.value;
@@ -331,8 +352,13 @@ export class KyCall implements Client<Response> {
     return this.#verdict.promise;
   }
 
-  signal(): AbortSignal {
-    return this.#controller.signal;
+  signal(): AbortSignal | undefined {
+    // Once the call ended, only the caller ends a resumed body's continuations.
+    return this.phase === 'done' ? this.#setup.signal : this.#controller.signal;
+  }
+
+  body(response: Response): ResponseBody<Response> {
+    return webResponseBody(response);
   }
 
   /**
@@ -375,11 +401,14 @@ export class KyCall implements Client<Response> {
       // The attempt's own outcome is final: ky hands it over as it always does.
       if (this.#kyError !== undefined) attachResult(this.#kyError, result);
       if (this.#fetched !== undefined) attachResult(this.#fetched, result);
-      if (!settled.ok) attachResult(settled.error, result);
+      attachResult(settled.ok ? settled.value : settled.error, result);
+      // A response the runner gave a resumed body replaces the one ky's afterResponse hooks saw.
+      const resumed = settled.ok && settled.value !== this.#fetched ? settled.value : undefined;
       if (turn?.step === 'fetch') {
         if (settled.ok) turn.resolve(settled.value);
         else turn.reject(settled.error);
       } else if (turn?.step === 'forced') turn.reject(this.#kyError);
+      else if (turn?.step === 'after') turn.resolve(resumed);
       else turn?.resolve(turn.step === 'ask' ? false : undefined);
     }
     this.#ended.resolve();

@@ -27,3 +27,4 @@ export {
   Splicer,
 } from './splicer.js';
 export { resumeBody, resumeResponse } from './web.js';
+export { partOf, type ResponseBody, resumeStream } from './stream.js';

@@ -22,6 +22,8 @@ import { waitForNetwork } from '../network.js';
 import type { Outcome } from '../outcome.js';
 import { describeValue } from '../show.js';
 import { abortReason, anySignal, isThenable, sleep, untilAborted } from '../sleep.js';
+import type { ResponseBody } from '../resume/stream.js';
+import type { Part, ReopenRequest } from '../resume/splicer.js';
 import { Call, type Policy, type RequestDescription } from './call.js';
 import {
   type CallEvent,
@@ -84,6 +86,13 @@ export interface Client<T> {
    * of an interruption. Throw to reject.
    */
   finish(settled: Settled<T>, result: BackoffResult): T;
+  /**
+   * A response's body as a stream, for `resume`: its status, its headers as received, its stream, and the
+   * response with another stream in its place. `undefined` when the body is no stream (read whole already). After
+   * the call ended, the runner may send more attempts (`next`, `send`, `answer`, `discard`) with headers set through
+   * `Attempt.header`: the continuations of a cut body. Absent: bodies are never resumed.
+   */
+  body?(value: T): ResponseBody<T> | undefined;
 }
 
 /** Puts a generated Idempotency-Key on the outgoing request; returns the headers as they will be sent. */
@@ -650,13 +659,22 @@ function keyLost(call: Call): TypeError {
 
 /** How one attempt ended for the loop: the caller's answer, or a retry to wait for. */
 type Step<T> =
-  | { readonly done: true; readonly value: T }
+  | { readonly done: true; readonly settled: Settled<T> }
   | { readonly done: false; readonly retry: RetryDecision; readonly failure: Failed };
 
-/** One attempt: sent (hedged when it may be), answered, decided; its result let go unless the caller gets it. */
-async function attempt<T>(call: Call, client: Client<T>, signal: AbortSignal | undefined): Promise<Step<T>> {
+/**
+ * One attempt: sent (hedged when it may be), answered, decided; its result let go unless the caller gets it.
+ * `headers` are set on it first (a continuation's `Range`...; `null` restores the request's own).
+ */
+async function attempt<T>(
+  call: Call,
+  client: Client<T>,
+  signal: AbortSignal | undefined,
+  headers?: Readonly<Record<string, string | null>>,
+): Promise<Step<T>> {
   const next = client.next();
   const sending = isThenable(next) ? await next : next;
+  if (headers !== undefined) for (const name in headers) sending.header?.(name, headers[name] ?? null);
   // An attempt begun after the caller aborted sends nothing (the client rejects at once): it is no attempt.
   const unsent = signal?.aborted === true;
   if (!unsent && call.policy.options.beforeAttempt !== undefined) await shaped(call, sending, 1, signal);
@@ -672,7 +690,7 @@ async function attempt<T>(call: Call, client: Client<T>, signal: AbortSignal | u
   if (unsent && !result.ok) {
     call.last = stop('aborted', undefined);
     call.end('aborted');
-    return { done: true, value: client.finish(result, call.result()) };
+    return { done: true, settled: result };
   }
   const raw = outcomeOf(client, result);
   const outcome = client.answer ? await client.answer(result, raw) : raw;
@@ -684,7 +702,7 @@ async function attempt<T>(call: Call, client: Client<T>, signal: AbortSignal | u
     client.discard?.(result);
     throw error;
   }
-  if (!decision.retry) return { done: true, value: client.finish(result, call.result()) };
+  if (!decision.retry) return { done: true, settled: result };
   client.discard?.(result);
   const failure = failed(call, outcome);
   if (call.policy.options.beforeAttempt !== undefined) {
@@ -698,13 +716,94 @@ async function attempt<T>(call: Call, client: Client<T>, signal: AbortSignal | u
  * gone by the time the wait starts: a request parked in its wait holds no more than the wait needs.
  */
 async function loop<T>(call: Call, client: Client<T>): Promise<T> {
-  const signal = client.signal();
+  const settled = await attempts(call, client, client.signal());
+  if (settled.ok && call.policy.options.resume !== undefined && client.body !== undefined) {
+    const resumed = await resumeBody(call, client, settled.value);
+    if (resumed !== undefined) return client.finish({ ok: true, value: resumed }, call.liveResult());
+  }
+  return client.finish(settled, call.result());
+}
+
+/** Attempts and waits until the decider stops: the last attempt's result. */
+async function attempts<T>(
+  call: Call,
+  client: Client<T>,
+  signal: AbortSignal | undefined,
+  headers?: Readonly<Record<string, string | null>>,
+): Promise<Settled<T>> {
   for (;;) {
     await gates(call, signal);
-    const step = await attempt(call, client, signal);
-    if (step.done) return step.value;
+    const step = await attempt(call, client, signal, headers);
+    if (step.done) return step.settled;
     await wait(call, step.retry, step.failure, signal);
   }
+}
+
+/**
+ * `value` with a body that goes on across cuts (`resume`), or `undefined` when its body is not resumed. The
+ * resume code is loaded here only: a bundle without `resume` carries none of it.
+ */
+async function resumeBody<T>(call: Call, client: Client<T>, value: T): Promise<T | undefined> {
+  const body = client.body?.(value);
+  const options = call.policy.options.resume;
+  if (body === undefined || options === undefined || body.stream === null) return undefined;
+  const { resumeStream, partOf } = await import('../resume/stream.js');
+  const open = (response: T): Part => {
+    const next = client.body?.(response);
+    if (next !== undefined) return partOf(next.status, next.header, next.stream);
+    const outcome = client.outcome({ ok: true, value: response });
+    const status = outcome.type === 'response' ? outcome.status : 0;
+    return partOf(status, headerGetter(outcome.type === 'response' ? outcome.headers : undefined), null);
+  };
+  const reopen = continuation(call, client);
+  return resumeStream(body, { method: call.method, reopen, options, signal: client.signal() }, open);
+}
+
+/**
+ * The continuation of a call whose body was cut: the cut decided as the attempt's network failure (the budget,
+ * `retries`, `deadline`, the circuit), the wait (the stream's own `retry:` when it asked), then attempts with the
+ * continuation's headers until the decider stops. Resolves with the last answer (the splicer judges it); rejects
+ * with the cut when no retry may go, or with the caller's abort.
+ */
+function continuation<T>(call: Call, client: Client<T>): (request: ReopenRequest) => Promise<T> {
+  /** The headers a continuation set, and the request's own values of them, restored on the next one. */
+  const own = new Map<string, string | null>();
+  return async ({ headers, cause, wait: asked, signal: cancelled }) => {
+    const caller = client.signal();
+    const { signal, release } = anySignal(caller === undefined ? [cancelled] : [caller, cancelled]);
+    const set: Record<string, string | null> = {};
+    for (const [name, value] of own) set[name] = value;
+    for (const name of Object.keys(headers)) {
+      if (!own.has(name)) own.set(name, headerGetter(call.headers)(name) ?? null);
+      set[name] = headers[name] as string;
+    }
+    call.reopen();
+    try {
+      // The attempt that answered failed after all, as a network failure does: decided again, not counted again.
+      call.attempts--;
+      const outcome: Outcome = { type: 'error', kind: 'network', error: cause, redirected: false };
+      const made = decide(call, outcome, signal);
+      let decision = isThenable(made) ? await made : made;
+      if (!decision.retry) throw cause;
+      if (asked !== undefined) {
+        // An event stream's own `retry:` is its wait, as EventSource waits it; within the deadline.
+        if (asked >= call.left()) throw new Stopped('deadline', cause);
+        decision = { ...decision, delay: asked };
+      }
+      await wait(call, decision, failed(call, outcome), signal);
+      call.resumes++;
+      const settled = await attempts(call, client, signal, set);
+      if (settled.ok) return settled.value;
+      throw settled.error;
+    } catch (error) {
+      if (!(error instanceof Stopped)) throw error;
+      call.last = stop(error.reason, call.asked);
+      call.end(error.reason);
+      throw error.error;
+    } finally {
+      release();
+    }
+  };
 }
 
 /** A started call, and why a feature refused it (then nothing may be sent, and every feature heard it ended). */

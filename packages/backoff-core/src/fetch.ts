@@ -5,9 +5,9 @@ import { fetchRedirected } from './not-sent.js';
 import type { BackoffOptions } from './options.js';
 import { classifyError, type Outcome } from './outcome.js';
 import { attachResult } from './result.js';
+import type { ResponseBody } from './resume/stream.js';
 import type { Settled } from './run/roles.js';
 import { type Attempt, type Client, runCall } from './run/run.js';
-import type { ResponseBody } from './resume/stream.js';
 import { describeValue } from './show.js';
 import { webResponseBody } from './web-body.js';
 

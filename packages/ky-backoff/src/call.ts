@@ -113,6 +113,8 @@ export class KyCall implements Client<Response> {
   #early: Outcome | undefined;
   /** The answer to a shouldRetry ky is about to ask: the retry of a response ky would not retry by itself. */
   #retried: Promise<unknown> | undefined;
+  /** The response kyBackoff's afterResponse hook got for the attempt in flight (ky's copy of `#fetched`). */
+  #hooked: Response | undefined;
   /** The request of the attempt in flight, how it is sent, and the response kyBackoff's fetch got for it. */
   #request: Request;
   #send: ((request: Request) => Promise<Response>) | undefined;
@@ -165,6 +167,7 @@ export class KyCall implements Client<Response> {
     this.#send = send;
     this.#copy = undefined;
     this.#fetched = undefined;
+    this.#hooked = undefined;
     this.#kyError = undefined;
     this.#verdict = undefined;
     this.#early = undefined;
@@ -208,6 +211,7 @@ export class KyCall implements Client<Response> {
    */
   after(response: Response): Promise<unknown> | undefined {
     if (this.phase !== 'answering' || (!response.ok && this.#setup.throws(response.status))) return undefined;
+    this.#hooked = response;
     const asked = this.#wait('after');
     this.#judged(answered(response));
     return asked;
@@ -357,8 +361,13 @@ export class KyCall implements Client<Response> {
     return this.phase === 'done' ? this.#setup.signal : this.#controller.signal;
   }
 
+  /**
+   * ky hands its afterResponse hooks a copy (a tee of the body) and cancels what it does not hand over: a resumed
+   * body reads the copy kyBackoff's hook got, and ky hands over the response made of it.
+   */
   body(response: Response): ResponseBody<Response> {
-    return webResponseBody(response);
+    const hooked = this.#hooked;
+    return webResponseBody(response === this.#fetched && hooked !== undefined ? hooked : response);
   }
 
   /**

@@ -3,7 +3,15 @@ import axios from 'axios';
 import { axiosBackoff } from 'axios-backoff';
 import { type BackoffOptions, type BackoffResult, getBackoffResult, withBackoff } from 'backoff-core';
 import ky from 'ky';
+import ky1 from 'ky-1';
 import { kyBackoff } from 'ky-backoff';
+
+/** The request's fields that were given, for clients whose types tell an absent field from `undefined`. */
+const given = ({ method, body, signal }: ResumeRequest) => ({
+  ...(method === undefined ? {} : { method }),
+  ...(body === undefined ? {} : { body }),
+  ...(signal === undefined ? {} : { signal }),
+});
 
 /** What a resume test asks of a request. */
 export interface ResumeRequest {
@@ -53,24 +61,22 @@ const withBackoffClient: ResumeClient = {
   create(options) {
     const send = withBackoff(fetch, options);
     return {
-      get: async (url, { method, body, signal } = {}) =>
-        fetchResponse(await send(url, { method, body, ...(signal ? { signal } : {}) })),
+      get: async (url, request = {}) => fetchResponse(await send(url, given(request))),
       close: () => {},
     };
   },
 };
 
-const kyClient: ResumeClient = {
-  name: 'ky',
+const kyClient = (name: string, copy: typeof ky): ResumeClient => ({
+  name,
   create(options) {
-    const instance = kyBackoff(ky.create({ timeout: false }), options);
+    const instance = kyBackoff(copy.create({ timeout: false }), options);
     return {
-      get: async (url, { method, body, signal } = {}) =>
-        fetchResponse(await instance(url, { method, body, ...(signal ? { signal } : {}) })),
+      get: async (url, request = {}) => fetchResponse(await instance(url, given(request))),
       close: () => {},
     };
   },
-};
+});
 
 function axiosClient(adapter: 'http' | 'fetch'): ResumeClient {
   return {
@@ -84,8 +90,13 @@ function axiosClient(adapter: 'http' | 'fetch'): ResumeClient {
       });
       axiosBackoff(instance, options);
       return {
-        get: async (url, { method, body, signal } = {}) => {
-          const response = await instance.request({ url, method, data: body, ...(signal ? { signal } : {}) });
+        get: async (url, request = {}) => {
+          const { body, ...rest } = given(request);
+          const response = await instance.request({
+            url,
+            ...rest,
+            ...(body === undefined ? {} : { data: body }),
+          });
           return {
             status: response.status,
             chunks: chunksOf(response.data),
@@ -101,7 +112,8 @@ function axiosClient(adapter: 'http' | 'fetch'): ResumeClient {
 /** Every client `resume` works on. */
 export const RESUME_CLIENTS: readonly ResumeClient[] = [
   withBackoffClient,
-  kyClient,
+  kyClient('ky', ky),
+  kyClient('ky 1', ky1 as unknown as typeof ky),
   axiosClient('fetch'),
   axiosClient('http'),
 ];

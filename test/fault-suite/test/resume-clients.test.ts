@@ -2,7 +2,13 @@ import { createHash } from 'node:crypto';
 import { BackoffMetrics, ResumeError, RetryBudget } from 'backoff-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESUME_CLIENTS, readAll, recordingTimers } from '../src/resume-clients.ts';
-import { eventText, ResumeServer, type ServedEvent, seededBytes, seededSha256 } from '../src/resume-server.ts';
+import {
+  eventText,
+  ResumeServer,
+  type ServedEvent,
+  seededBytes,
+  seededSha256,
+} from '../src/resume-server.ts';
 
 // `resume` end to end on every client: bodies cut after the headers on a real socket go on through the runner,
 // which decides, waits and counts each continuation as an attempt of the same call.
@@ -26,17 +32,36 @@ describe.each(RESUME_CLIENTS)('$name with resume', (client) => {
 
   it('a body cut three times reaches the caller whole; each resume is an attempt of the same call, in the result and the metrics', async () => {
     const at = path('whole');
-    server.files.set(at, { size: 4 * MiB, seed: 1, etag: '"w"', ranges: true, cuts: [MiB, 2 * MiB, 3 * MiB] });
+    server.files.set(at, {
+      size: 4 * MiB,
+      seed: 1,
+      etag: '"w"',
+      ranges: true,
+      cuts: [MiB, 2 * MiB, 3 * MiB],
+    });
     const metrics = new BackoffMetrics();
     const budget = new RetryBudget({ reserve: 10 });
     const { waits, timers } = recordingTimers();
-    const http = client.create({ resume: true, retries: 5, metrics, budget, timers, jitter: 'none', baseDelay: 100 });
+    const http = client.create({
+      resume: true,
+      retries: 5,
+      metrics,
+      budget,
+      timers,
+      jitter: 'none',
+      baseDelay: 100,
+    });
     try {
       const response = await http.get(origin + at);
       const { bytes, error } = await readAll(response);
       expect(error).toBeUndefined();
       expect(sha256(bytes)).toBe(seededSha256(1, 4 * MiB));
-      expect(response.result()).toMatchObject({ attempts: 4, resumes: 3, reason: 'success', totalDelay: 100 + 200 + 400 });
+      expect(response.result()).toMatchObject({
+        attempts: 4,
+        resumes: 3,
+        reason: 'success',
+        totalDelay: 100 + 200 + 400,
+      });
       // The usual backoff before each resume, growing as retries do.
       expect(waits).toEqual([100, 200, 400]);
       expect(hits(at).map((hit) => [hit.status, hit.ifRange])).toEqual([
@@ -46,7 +71,13 @@ describe.each(RESUME_CLIENTS)('$name with resume', (client) => {
         [206, '"w"'],
       ]);
       expect(budget.snapshot().acquired).toBe(3);
-      expect(metrics.snapshot()).toMatchObject({ calls: 1, attempts: 4, retries: 3, resumes: 3, totalWait: 700 });
+      expect(metrics.snapshot()).toMatchObject({
+        calls: 1,
+        attempts: 4,
+        retries: 3,
+        resumes: 3,
+        totalWait: 700,
+      });
     } finally {
       http.close();
     }
@@ -74,7 +105,7 @@ describe.each(RESUME_CLIENTS)('$name with resume', (client) => {
     const at = path('budget');
     server.files.set(at, { size: MiB, seed: 3, etag: '"b"', ranges: true, cuts: [MiB / 2] });
     const budget = new RetryBudget({ reserve: 1 });
-    budget.tryAcquire('retry');
+    budget.tryAcquire('transient');
     const { timers } = recordingTimers();
     const http = client.create({ resume: true, budget, timers });
     try {
@@ -183,7 +214,11 @@ describe.each(RESUME_CLIENTS)('$name with resume', (client) => {
       expect(restarted.error).toBeUndefined();
       expect(sha256(restarted.bytes)).toBe(seededSha256(9, MiB));
       const failed = await readAll(await http.get(origin + late));
-      expect(failed.error).toMatchObject({ name: 'ResumeError', code: 'no-ranges', received: failed.bytes.length });
+      expect(failed.error).toMatchObject({
+        name: 'ResumeError',
+        code: 'no-ranges',
+        received: failed.bytes.length,
+      });
       expect((failed.error as Error).message).toMatch(
         /cannot be resumed: the server answered a Range request with the whole body \(200\), not the rest \(206\)\.$/,
       );
@@ -211,7 +246,10 @@ describe.each(RESUME_CLIENTS)('$name with resume', (client) => {
 
   it('an event stream cut 5 times: every event once, in order, each reconnection after the wait retry: asked', async () => {
     const at = path('events');
-    const events: ServedEvent[] = Array.from({ length: 30 }, (_, i) => ({ id: String(i + 1), data: `event ${i + 1}` }));
+    const events: ServedEvent[] = Array.from({ length: 30 }, (_, i) => ({
+      id: String(i + 1),
+      data: `event ${i + 1}`,
+    }));
     const connections = [
       { retry: 1000, eol: '\n', cutAfter: 4 },
       { retry: 1500, eol: '\r\n', cutAfter: 7 },
@@ -229,7 +267,9 @@ describe.each(RESUME_CLIENTS)('$name with resume', (client) => {
       const { bytes, error } = await readAll(response);
       expect(error).toBeUndefined();
       const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes);
-      expect([...text.matchAll(/data: (event \d+)/g)].map((match) => match[1])).toEqual(events.map((e) => e.data));
+      expect([...text.matchAll(/data: (event \d+)/g)].map((match) => match[1])).toEqual(
+        events.map((e) => e.data),
+      );
       let from = 0;
       const expected = connections.map(({ retry, eol, cutAfter }) => {
         const sent = events.slice(from, cutAfter === undefined ? undefined : from + cutAfter);
@@ -245,4 +285,51 @@ describe.each(RESUME_CLIENTS)('$name with resume', (client) => {
       http.close();
     }
   });
+});
+
+describe('what each client adds', () => {
+  it("ky: a resumed body replaces the response ky's own afterResponse hooks saw", async () => {
+    const { default: ky } = await import('ky');
+    const { kyBackoff } = await import('ky-backoff');
+    const { getBackoffResult } = await import('backoff-core');
+    const at = '/ky-after-hooks';
+    server.files.set(at, { size: MiB, seed: 12, etag: '"k"', ranges: true, cuts: [MiB / 2] });
+    const seen: number[] = [];
+    const { timers } = recordingTimers();
+    const instance = kyBackoff(
+      ky.create({
+        timeout: false,
+        // ky 2 hands its hooks one state object.
+        hooks: { afterResponse: [({ response }: { response: Response }) => void seen.push(response.status)] },
+      } as never),
+      { resume: true, timers },
+    );
+    const response = await instance(origin + at);
+    const bytes = Buffer.from(await response.arrayBuffer());
+    expect(sha256(bytes)).toBe(seededSha256(12, MiB));
+    expect(seen).toEqual([200]);
+    expect(getBackoffResult(response)).toMatchObject({ attempts: 2, resumes: 1 });
+  });
+
+  it.each(['http', 'fetch'] as const)(
+    "axios (%s adapter), a buffered body (responseType 'arraybuffer'): read inside the adapter, a cut fails the attempt, retried whole",
+    async (adapter) => {
+      const { default: axios } = await import('axios');
+      const { axiosBackoff } = await import('axios-backoff');
+      const { getBackoffResult } = await import('backoff-core');
+      const at = `/axios-buffered-${adapter}`;
+      server.files.set(at, { size: MiB, seed: 13, etag: '"x"', ranges: true, cuts: [MiB / 2] });
+      const { timers } = recordingTimers();
+      const instance = axios.create({ adapter, responseType: 'arraybuffer' });
+      axiosBackoff(instance, { resume: true, timers });
+      const response = await instance.get(origin + at);
+      expect(sha256(Buffer.from(response.data as ArrayBuffer))).toBe(seededSha256(13, MiB));
+      expect(server.hits.filter((hit) => hit.path === at).map((hit) => [hit.status, hit.range])).toEqual([
+        [200, undefined],
+        [200, undefined],
+      ]);
+      expect(getBackoffResult(response)).toMatchObject({ attempts: 2, reason: 'success' });
+      expect(getBackoffResult(response)).not.toHaveProperty('resumes');
+    },
+  );
 });

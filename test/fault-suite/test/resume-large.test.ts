@@ -11,6 +11,7 @@ import {
   type StreamResponse,
 } from 'backoff-core/adapter';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RESUME_CLIENTS, recordingTimers } from '../src/resume-clients.ts';
 import { ResumeServer, seededSha256 } from '../src/resume-server.ts';
 import { heapAfterGc } from './support/resources.ts';
 
@@ -73,7 +74,7 @@ async function* webChunks(stream: ReadableStream<Uint8Array>): AsyncGenerator<Ui
 }
 
 // Each memory sample is four full GCs: about 20 s per client on a loaded 2-core machine, 5 s alone.
-describe('a 64 MB body cut at 10 seeded offsets', { timeout: 120_000 }, () => {
+describe('a 64 MB body cut at 10 seeded offsets', { timeout: 180_000 }, () => {
   const server = new ResumeServer();
   let origin = '';
   const expected = seededSha256(SEED, SIZE);
@@ -87,6 +88,38 @@ describe('a 64 MB body cut at 10 seeded offsets', { timeout: 120_000 }, () => {
     server.files.set(path, { size: SIZE, seed: SEED, etag: '"big"', ranges: true, cuts: [...cuts] });
     return cuts;
   };
+
+  it.each(RESUME_CLIENTS)(
+    '$name with resume: the caller gets the body exactly, the server sends at most 1.05x it, memory stays bounded',
+    async (client) => {
+      const path = `/big-${client.name.replace(/\W+/g, '-')}`;
+      const cuts = serve(path);
+      const { waits, timers } = recordingTimers();
+      const http = client.create({ resume: true, retries: 10, timers });
+      try {
+        const before = await held();
+        const response = await http.get(origin + path);
+        const { sha256, bytes, peak } = await consume(response.chunks);
+        expect(bytes).toBe(SIZE);
+        expect(sha256).toBe(expected);
+        const hits = server.hits.filter((hit) => hit.path === path);
+        expect(hits.map((hit) => hit.status)).toEqual([200, ...cuts.map(() => 206)]);
+        hits.slice(1).forEach((hit, i) => {
+          const start = Number(/^bytes=(\d+)-/.exec(hit.range ?? '')?.[1]);
+          expect(start).toBeLessThanOrEqual(cuts[i] as number);
+          expect(start).toBeGreaterThan(i === 0 ? 0 : (cuts[i - 1] as number));
+          expect(hit.ifRange).toBe('"big"');
+        });
+        expect(waits).toHaveLength(10);
+        expect(response.result()).toMatchObject({ attempts: 11, resumes: 10, reason: 'success' });
+        const sent = server.sent(path);
+        expect(sent / SIZE).toBeLessThanOrEqual(1.05);
+        expect(peak - before).toBeLessThan(MEMORY_BOUND);
+      } finally {
+        http.close();
+      }
+    },
+  );
 
   it('fetch: the caller gets the body exactly, the server sends at most 1.05x it, memory stays bounded', async () => {
     const cuts = serve('/big-fetch');

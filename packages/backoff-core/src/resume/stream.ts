@@ -5,7 +5,7 @@
 import type { HeaderGetter } from '../headers.js';
 import { type NodeReadableLike, nodeStreamPart, readableStreamOf } from './node.js';
 import { type Part, type ResumeCall, resumable, Splicer } from './splicer.js';
-import { webStreamPart, webStreamOf } from './web.js';
+import { webStreamOf, webStreamPart } from './web.js';
 
 /** A response's body as the runner hands it over: its status, headers, stream, and how to put another in. */
 export interface ResponseBody<R> {

@@ -7,7 +7,11 @@ export function webStreamPart(
   header: HeaderGetter,
   body: ReadableStream<Uint8Array> | null,
 ): Part {
-  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  // Taken at once: a client that lets go of the response it handed over (ky, after its afterResponse hooks)
+  // cannot cancel a locked body from under the caller's.
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined = body?.locked
+    ? undefined
+    : body?.getReader();
   return {
     status,
     header,

@@ -20,10 +20,10 @@ import type {
 import { type HeadersLike, headerGetter } from '../headers.js';
 import { waitForNetwork } from '../network.js';
 import type { Outcome } from '../outcome.js';
+import type { Part, ReopenRequest } from '../resume/splicer.js';
+import type { ResponseBody } from '../resume/stream.js';
 import { describeValue } from '../show.js';
 import { abortReason, anySignal, isThenable, sleep, untilAborted } from '../sleep.js';
-import type { ResponseBody } from '../resume/stream.js';
-import type { Part, ReopenRequest } from '../resume/splicer.js';
 import { Call, type Policy, type RequestDescription } from './call.js';
 import {
   type CallEvent,

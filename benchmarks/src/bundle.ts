@@ -23,7 +23,7 @@ export async function bundle(entry: Pick<SizeEntry, 'name' | 'path' | 'external'
     write: false,
     outfile: 'bundle.js',
     logLevel: 'silent',
-    plugins,
+    plugins: [...ESBUILD_OPTIONS.plugins, ...plugins] as Plugin[],
   });
   const file = result.outputFiles[0];
   if (file === undefined) throw new Error(`esbuild produced no output for ${entry.name}`);

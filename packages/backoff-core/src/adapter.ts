@@ -10,20 +10,17 @@ export { parseHttpDate } from './http-date.js';
 export { fetchRedirected, field } from './not-sent.js';
 export { DEFAULTS, type ResolvedOptions } from './options.js';
 export { classifyError, classifyNetworkFailure, type ErrorKind, type Outcome } from './outcome.js';
+export { receivedHeaders } from './raw-headers.js';
 export { attachResult } from './result.js';
-export {
-  type NodeReadableLike,
-  type Reopen,
-  type ReopenRequest,
-  type ResolvedResumeOptions,
-  type ResponseBody,
-  type ResumeCall,
-  receivedHeaders,
-  resumable,
-  resumeBody,
-  resumeReadable,
-  resumeResponse,
-  type StreamResponse,
+// Types only: the resume code is loaded by the runner, and only for a call with `resume`.
+export type {
+  NodeReadableLike,
+  Reopen,
+  ReopenRequest,
+  ResolvedResumeOptions,
+  ResponseBody,
+  ResumeCall,
+  StreamResponse,
 } from './resume/index.js';
 export type { Call, RequestDescription } from './run/call.js';
 export { type Settled, Stopped } from './run/roles.js';

@@ -5,6 +5,9 @@
  */
 
 import { type HeaderGetter, type HeadersLike, headerGetter } from '../headers.js';
+
+export { receivedHeaders } from '../raw-headers.js';
+
 import { type Part, type ResumeCall, resumable, Splicer } from './splicer.js';
 
 /** The shape of a Node `Readable` this module relies on: async iteration of its chunks, and `destroy`. */
@@ -23,18 +26,6 @@ export interface StreamResponse<S extends NodeReadableLike = NodeReadableLike> {
   readonly data: S;
   /** Where the body comes from, for error messages. */
   readonly url?: string | undefined;
-}
-
-/** A header getter over Node's `rawHeaders` (`[name, value, name, value...]`): repeated headers joined with ", ". */
-export function receivedHeaders(rawHeaders: readonly string[]): HeaderGetter {
-  return (name) => {
-    const wanted = name.toLowerCase();
-    const values: string[] = [];
-    for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-      if ((rawHeaders[i] as string).toLowerCase() === wanted) values.push(rawHeaders[i + 1] as string);
-    }
-    return values.length === 0 ? undefined : values.join(', ');
-  };
 }
 
 type ReadableClass = {

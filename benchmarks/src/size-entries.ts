@@ -77,14 +77,15 @@ interface ResolvePlugin {
 }
 
 /**
- * What the core loads only when asked: the resume module, an `import()` reached with the `resume` option alone.
+ * What the core loads only when asked: the runner's resume part and the resume module, an `import()` reached
+ * with the `resume` option alone.
  * Left out of every measure, as a code-splitting bundler leaves it in a chunk of its own (esbuild without
  * `splitting` would inline it).
  */
 const LAZY_CHUNKS: ResolvePlugin = {
   name: 'lazy-chunks',
   setup(build) {
-    build.onResolve({ filter: /\/resume\/stream\.js$/ }, (args) =>
+    build.onResolve({ filter: /^\.\/continue\.js$/ }, (args) =>
       args.kind === 'dynamic-import' ? { path: args.path, external: true } : undefined,
     );
   },

@@ -20,7 +20,6 @@ import type {
 import { type HeadersLike, headerGetter } from '../headers.js';
 import { waitForNetwork } from '../network.js';
 import type { Outcome } from '../outcome.js';
-import type { Part, ReopenRequest } from '../resume/splicer.js';
 import type { ResponseBody } from '../resume/stream.js';
 import { describeValue } from '../show.js';
 import { abortReason, anySignal, isThenable, sleep, untilAborted } from '../sleep.js';
@@ -356,7 +355,7 @@ interface Failed {
 }
 
 /** What a retry's wait needs of `outcome`. */
-function failed(call: Call, outcome: Outcome): Failed {
+export function failed(call: Call, outcome: Outcome): Failed {
   const { network } = call.policy.options;
   const answered = outcome.type === 'response';
   return {
@@ -374,7 +373,12 @@ function failed(call: Call, outcome: Outcome): Failed {
  * The wait before a retry: `onRetry` told (and awaited when it returns a Promise), then the decision's delay, then,
  * after a network failure while the device is offline, the wait for the network (bounded by the deadline only).
  */
-async function wait(call: Call, decision: RetryDecision, failure: Failed, signal: AbortSignal | undefined) {
+export async function wait(
+  call: Call,
+  decision: RetryDecision,
+  failure: Failed,
+  signal: AbortSignal | undefined,
+) {
   const { options } = call.policy;
   const { onRetry, network } = options;
   if (onRetry !== undefined) {
@@ -718,6 +722,8 @@ async function attempt<T>(
 async function loop<T>(call: Call, client: Client<T>): Promise<T> {
   const settled = await attempts(call, client, client.signal());
   if (settled.ok && call.policy.options.resume !== undefined && client.body !== undefined) {
+    // The resume code is loaded here only: a bundle without `resume` carries none of it.
+    const { resumeBody } = await import('./continue.js');
     const resumed = await resumeBody(call, client, settled.value);
     if (resumed !== undefined) return client.finish({ ok: true, value: resumed }, call.liveResult());
   }
@@ -725,7 +731,7 @@ async function loop<T>(call: Call, client: Client<T>): Promise<T> {
 }
 
 /** Attempts and waits until the decider stops: the last attempt's result. */
-async function attempts<T>(
+export async function attempts<T>(
   call: Call,
   client: Client<T>,
   signal: AbortSignal | undefined,
@@ -737,73 +743,6 @@ async function attempts<T>(
     if (step.done) return step.settled;
     await wait(call, step.retry, step.failure, signal);
   }
-}
-
-/**
- * `value` with a body that goes on across cuts (`resume`), or `undefined` when its body is not resumed. The
- * resume code is loaded here only: a bundle without `resume` carries none of it.
- */
-async function resumeBody<T>(call: Call, client: Client<T>, value: T): Promise<T | undefined> {
-  const body = client.body?.(value);
-  const options = call.policy.options.resume;
-  if (body === undefined || options === undefined || body.stream === null) return undefined;
-  const { resumeStream, partOf } = await import('../resume/stream.js');
-  const open = (response: T): Part => {
-    const next = client.body?.(response);
-    if (next !== undefined) return partOf(next.status, next.header, next.stream);
-    const outcome = client.outcome({ ok: true, value: response });
-    const status = outcome.type === 'response' ? outcome.status : 0;
-    return partOf(status, headerGetter(outcome.type === 'response' ? outcome.headers : undefined), null);
-  };
-  const reopen = continuation(call, client);
-  return resumeStream(body, { method: call.method, reopen, options, signal: client.signal() }, open);
-}
-
-/**
- * The continuation of a call whose body was cut: the cut decided as the attempt's network failure (the budget,
- * `retries`, `deadline`, the circuit), the wait (the stream's own `retry:` when it asked), then attempts with the
- * continuation's headers until the decider stops. Resolves with the last answer (the splicer judges it); rejects
- * with the cut when no retry may go, or with the caller's abort.
- */
-function continuation<T>(call: Call, client: Client<T>): (request: ReopenRequest) => Promise<T> {
-  /** The headers a continuation set, and the request's own values of them, restored on the next one. */
-  const own = new Map<string, string | null>();
-  return async ({ headers, cause, wait: asked, signal: cancelled }) => {
-    const caller = client.signal();
-    const { signal, release } = anySignal(caller === undefined ? [cancelled] : [caller, cancelled]);
-    const set: Record<string, string | null> = {};
-    for (const [name, value] of own) set[name] = value;
-    for (const name of Object.keys(headers)) {
-      if (!own.has(name)) own.set(name, headerGetter(call.headers)(name) ?? null);
-      set[name] = headers[name] as string;
-    }
-    call.reopen();
-    try {
-      // The attempt that answered failed after all, as a network failure does: decided again, not counted again.
-      call.attempts--;
-      const outcome: Outcome = { type: 'error', kind: 'network', error: cause, redirected: false };
-      const made = decide(call, outcome, signal);
-      let decision = isThenable(made) ? await made : made;
-      if (!decision.retry) throw cause;
-      if (asked !== undefined) {
-        // An event stream's own `retry:` is its wait, as EventSource waits it; within the deadline.
-        if (asked >= call.left()) throw new Stopped('deadline', cause);
-        decision = { ...decision, delay: asked };
-      }
-      await wait(call, decision, failed(call, outcome), signal);
-      call.resumes++;
-      const settled = await attempts(call, client, signal, set);
-      if (settled.ok) return settled.value;
-      throw settled.error;
-    } catch (error) {
-      if (!(error instanceof Stopped)) throw error;
-      call.last = stop(error.reason, call.asked);
-      call.end(error.reason);
-      throw error.error;
-    } finally {
-      release();
-    }
-  };
 }
 
 /** A started call, and why a feature refused it (then nothing may be sent, and every feature heard it ended). */

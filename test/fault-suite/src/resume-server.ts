@@ -94,8 +94,25 @@ export class ResumeServer {
   readonly streams = new Map<string, ServedEvents>();
   readonly #server: Server;
 
-  constructor() {
+  /**
+   * `cors`: answer pages of other origins (a browser test): every origin allowed, every requested header allowed on
+   * a preflight (not recorded in `hits`), the validators and `Content-Range` exposed to the page, nothing cached.
+   */
+  constructor({ cors = false }: { cors?: boolean } = {}) {
     this.#server = createServer((req, res) => {
+      if (cors) {
+        res.setHeader('access-control-allow-origin', '*');
+        res.setHeader('access-control-expose-headers', 'ETag, Last-Modified, Content-Range, Accept-Ranges');
+        // Chromium's HTTP cache keeps a cut body and completes it with range requests of its own: not stored, every
+        // request the server sees is the page's.
+        res.setHeader('cache-control', 'no-store');
+        if (req.method === 'OPTIONS') {
+          const asked = req.headers['access-control-request-headers'];
+          if (asked) res.setHeader('access-control-allow-headers', asked);
+          res.writeHead(204).end();
+          return;
+        }
+      }
       const path = req.url ?? '/';
       const file = this.files.get(path);
       const events = this.streams.get(path);

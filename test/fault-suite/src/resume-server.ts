@@ -49,6 +49,8 @@ export interface ServedFile {
   cuts: number[];
   /** Extra response headers. */
   headers?: Record<string, string>;
+  /** Serve ranges whatever `If-Range` says (a server that ignores it: only the client can tell the file changed). */
+  ignoresIfRange?: boolean;
 }
 
 /** One event of a served event stream. */
@@ -161,7 +163,10 @@ export class ResumeServer {
   async #serveFile(req: IncomingMessage, res: ServerResponse, file: ServedFile): Promise<void> {
     const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
     const ifRange = req.headers['if-range'];
-    const partial = range !== null && file.ranges && (ifRange === undefined || ifRange === file.etag);
+    const partial =
+      range !== null &&
+      file.ranges &&
+      (ifRange === undefined || ifRange === file.etag || file.ignoresIfRange === true);
     const first = partial ? Number(range[1]) : 0;
     const last = partial && range[2] ? Math.min(Number(range[2]), file.size - 1) : file.size - 1;
     const headers: Record<string, string> = {

@@ -49,6 +49,8 @@ export interface ServedFile {
   cuts: number[];
   /** Extra response headers. */
   headers?: Record<string, string>;
+  /** The status every Range request is answered with instead (a 503: the server is failing meanwhile). */
+  rangeStatus?: number;
   /** Serve ranges whatever `If-Range` says (a server that ignores it: only the client can tell the file changed). */
   ignoresIfRange?: boolean;
 }
@@ -163,6 +165,11 @@ export class ResumeServer {
   async #serveFile(req: IncomingMessage, res: ServerResponse, file: ServedFile): Promise<void> {
     const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
     const ifRange = req.headers['if-range'];
+    if (range !== null && file.rangeStatus !== undefined) {
+      this.#hit(req, res, file.rangeStatus);
+      res.writeHead(file.rangeStatus, { 'content-type': 'text/plain' }).end('unavailable');
+      return;
+    }
     const partial =
       range !== null &&
       file.ranges &&

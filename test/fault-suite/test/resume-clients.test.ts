@@ -157,6 +157,32 @@ describe.each(RESUME_CLIENTS)('$name with resume', (client) => {
     }
   });
 
+  it('a continuation answered 503 is retried as any attempt; past retries, a ResumeError that says so', async () => {
+    const at = path('503');
+    server.files.set(at, {
+      size: MiB,
+      seed: 6,
+      etag: '"f"',
+      ranges: true,
+      cuts: [MiB / 2],
+      rangeStatus: 503,
+    });
+    const { waits, timers } = recordingTimers();
+    const http = client.create({ resume: true, retries: 2, timers, jitter: 'none', baseDelay: 100 });
+    try {
+      const response = await http.get(origin + at);
+      const { bytes, error } = await readAll(response);
+      expect(error).toBeInstanceOf(ResumeError);
+      expect(error).toMatchObject({ code: 'status', received: bytes.length });
+      expect((error as Error).message).toMatch(/the request for the rest was answered with 503\.$/);
+      expect(hits(at).map((hit) => hit.status)).toEqual([200, 503, 503]);
+      expect(waits).toEqual([100, 200]);
+      expect(response.result()).toMatchObject({ attempts: 3, resumes: 1, reason: 'retries-exhausted' });
+    } finally {
+      http.close();
+    }
+  });
+
   it('the validator changes between two cuts: no splice, a ResumeError that says so', async () => {
     const at = path('changes');
     server.files.set(at, { size: MiB, seed: 7, etag: '"v1"', ranges: true, cuts: [300_000, 700_000] });

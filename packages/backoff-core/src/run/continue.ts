@@ -66,6 +66,9 @@ function continuation<T>(call: Call, client: Client<T>): (request: ReopenRequest
       call.resumes++;
       const settled = await attempts(call, client, signal, set);
       if (settled.ok) return settled.value;
+      // An answer the client rejects (axios: a 416, a final 503) is still the splicer's to judge.
+      const answered = client.outcome(settled);
+      if (answered.type === 'response' && answered.response !== undefined) return answered.response as T;
       throw settled.error;
     } catch (error) {
       if (!(error instanceof Stopped)) throw error;

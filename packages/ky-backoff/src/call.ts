@@ -125,6 +125,8 @@ export class KyCall implements Client<Response> {
   #kyError: unknown;
   /** Why the runner ended the call other than on an attempt's own outcome (an abort, a callback's error). */
   #interruption: { readonly error: unknown } | undefined;
+  /** The runner handed the call's end to ky (`finish`): any later attempt is a resumed body's continuation. */
+  #finished = false;
   /** The runner ended: ky's beforeError waits for it to put the result on ky's error. */
   readonly #ended = deferred<void>();
 
@@ -280,7 +282,8 @@ export class KyCall implements Client<Response> {
   // --- the runner's side (the core's Client) ---
 
   next(): Promise<Attempt> | Attempt {
-    if (this.phase === 'done') return this.#again();
+    if (this.#finished) return this.#again();
+    if (this.phase === 'done') return Promise.reject(this.#controller.signal.reason);
     const turn = this.#turn;
     this.#turn = undefined;
     this.#sending = deferred<Attempt>();
@@ -337,8 +340,9 @@ export class KyCall implements Client<Response> {
    */
   answer(settled: Settled<Response>, raw: Outcome): Outcome | Promise<Outcome> {
     // A resumed body's continuation: ky is no longer asked.
-    if (this.phase === 'done') return raw;
+    if (this.#finished) return raw;
     if (this.#early !== undefined) return this.#early;
+    if (this.phase === 'done') return Promise.reject(this.#controller.signal.reason);
     const turn = this.#turn;
     if (settled.ok) {
       this.#fetched = settled.value;
@@ -358,7 +362,7 @@ export class KyCall implements Client<Response> {
 
   signal(): AbortSignal | undefined {
     // Once the call ended, only the caller ends a resumed body's continuations.
-    return this.phase === 'done' ? this.#setup.signal : this.#controller.signal;
+    return this.#finished ? this.#setup.signal : this.#controller.signal;
   }
 
   /**
@@ -399,6 +403,7 @@ export class KyCall implements Client<Response> {
     const turn = this.#turn;
     this.#turn = undefined;
     this.phase = 'done';
+    this.#finished = true;
     this.#release();
     const interruption = this.#interruption;
     if (interruption !== undefined) {

@@ -206,7 +206,7 @@ export class Call implements CallView, CallFacts {
    * attempts and waits of each continuation show on the response the caller already holds.
    */
   liveResult(): BackoffResult {
-    const read = () => ({ resumes: 0, ...this.result() });
+    const read = () => ({ ...this.result(), resumes: this.resumes });
     const live = {} as Record<string, unknown>;
     for (const key of Object.keys(read())) {
       Object.defineProperty(live, key, { enumerable: true, get: () => read()[key as keyof BackoffResult] });

@@ -33,7 +33,7 @@ export async function resumeBody<T>(call: Call, client: Client<T>, value: T): Pr
 
 /**
  * The continuation of a call whose body was cut: the cut decided as the attempt's network failure (the budget,
- * `retries`, `deadline`, the circuit), the wait (the stream's own `retry:` when it asked), then attempts with the
+ * `retries`, `deadline`, a circuit that opened meanwhile), the wait (the stream's own `retry:` when it asked), then attempts with the
  * continuation's headers until the decider stops. Resolves with the last answer (the splicer judges it); rejects
  * with the cut when no retry may go, or with the caller's abort.
  */

@@ -157,8 +157,9 @@ export const SIZE_ENTRIES: readonly SizeEntry[] = [
 /**
  * Source modules of the opt-in features, by path under backoff-core/src: a default entry must hold none of them
  * (hedging, the pacer, the breaker, the metrics, body resume, tracing). A feature's module added elsewhere belongs
- * here too. Two exceptions, each a few lines every policy runs: `resume/options.ts`, the `resume` option's
- * validation (an option the core declares is checked by the core, so that its error names it), and
+ * here too. Three exceptions, each a few lines every policy holds: `resume/options.ts`, the `resume` option's
+ * validation (an option the core declares is checked by the core, so that its error names it); `resume/errors.ts`,
+ * the `ResumeError` class the package exports (a caller's `instanceof` must not load the rest); and
  * `tracing/feature.ts`, which imports the spans' code on the first call with a `tracer`.
  */
 export const FEATURE_MODULES: readonly RegExp[] = [
@@ -166,7 +167,8 @@ export const FEATURE_MODULES: readonly RegExp[] = [
   /backoff-core\/src\/pacer/,
   /backoff-core\/src\/circuit-/,
   /backoff-core\/src\/metrics/,
-  /backoff-core\/src\/resume\/(?!options\.ts$)/,
+  /backoff-core\/src\/resume\/(?!options\.ts$|errors\.ts$)/,
+  /backoff-core\/src\/run\/continue/,
   /backoff-core\/src\/tracing\/(?!feature\.ts$)/,
 ];
 

@@ -4,9 +4,9 @@ import { defaultClientConditions, defineConfig } from 'vite';
 const page = (name: string) => fileURLToPath(new URL(name, import.meta.url));
 
 /**
- * Four pages: the retry page (index.html), the test harness that runs the behaviour cases against MSW's
- * worker (harness.html), and two probes without a worker that talk to a real server on another origin: the
- * preflight probe (cors.html) and the offline probe (offline.html). Workspace
+ * Five pages: the retry page (index.html), the test harness that runs the behaviour cases against MSW's
+ * worker (harness.html), and three probes without a worker that talk to a real server on another origin: the
+ * preflight probe (cors.html), the offline probe (offline.html) and the resume probe (resume.html). Workspace
  * packages resolve to their TypeScript sources (`@backoff/source`), so nothing needs building first.
  */
 export default defineConfig({
@@ -25,6 +25,7 @@ export default defineConfig({
         harness: page('harness.html'),
         cors: page('cors.html'),
         offline: page('offline.html'),
+        resume: page('resume.html'),
       },
     },
   },

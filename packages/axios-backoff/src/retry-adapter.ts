@@ -9,7 +9,10 @@ import { type Backoff, type BackoffResult, getBackoffResult } from 'backoff-core
 import {
   type Attempt,
   type Client,
+  headerGetter,
   type Outcome,
+  type ResponseBody,
+  receivedHeaders,
   replayableBody,
   runCall,
   type Settled,
@@ -232,8 +235,34 @@ class AxiosClient implements Client<AxiosResponse>, Attempt {
     return cancellation(this.#config) ?? circuitOpen(reason, this.#config);
   }
 
+  /**
+   * A `responseType: 'stream'` body (a Node Readable from the http adapter, a web stream from the fetch adapter),
+   * with the headers as received: the http adapter deletes `Content-Encoding` once it decodes. Any other body was
+   * read whole inside axios's adapter: a cut there failed the attempt, which is retried whole like any failure.
+   */
+  body(response: AxiosResponse): ResponseBody<AxiosResponse> | undefined {
+    const data = response.data as { getReader?: unknown; destroy?: unknown; pipe?: unknown } | null;
+    const web = typeof data?.getReader === 'function';
+    if (!web && (typeof data?.destroy !== 'function' || typeof data?.pipe !== 'function')) return undefined;
+    const raw = (response.request as { res?: { rawHeaders?: unknown } } | undefined)?.res?.rawHeaders;
+    return {
+      status: response.status,
+      header: Array.isArray(raw)
+        ? receivedHeaders(raw as string[])
+        : headerGetter(response.headers as Parameters<typeof headerGetter>[0]),
+      stream: response.data,
+      url: requestUrl(this.#config),
+      with: (stream) => {
+        response.data = stream;
+        return response;
+      },
+    };
+  }
+
   finish(settled: Settled<AxiosResponse>, result: BackoffResult): AxiosResponse {
     this.#bridge?.release();
+    // A resumed body's continuations wait under the caller's signal: bridged anew when they ask.
+    this.#bridge = undefined;
     // A hedge's response or error shows the caller's own config, not the copy's.
     const config = this.#config;
     if (settled.ok) {

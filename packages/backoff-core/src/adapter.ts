@@ -16,21 +16,20 @@ export {
   type Outcome,
   responseOutcome,
 } from './outcome.js';
+export { receivedHeaders } from './raw-headers.js';
 export { attachResult } from './result.js';
-export {
-  type NodeReadableLike,
-  type Reopen,
-  type ReopenRequest,
-  type ResolvedResumeOptions,
-  type ResumeCall,
-  receivedHeaders,
-  resumable,
-  resumeBody,
-  resumeReadable,
-  resumeResponse,
-  type StreamResponse,
+// Types only: the resume code is loaded by the runner, and only for a call with `resume`.
+export type {
+  NodeReadableLike,
+  Reopen,
+  ReopenRequest,
+  ResolvedResumeOptions,
+  ResponseBody,
+  ResumeCall,
+  StreamResponse,
 } from './resume/index.js';
 export type { Call, RequestDescription } from './run/call.js';
 export { type Settled, Stopped } from './run/roles.js';
 export { type Attempt, type Client, decide, runCall, type Stamp, startCall } from './run/run.js';
 export { sleep, type TimerProvider } from './sleep.js';
+export { webResponseBody } from './web-body.js';

@@ -125,6 +125,12 @@ export interface BackoffResult {
   readonly hedgeWon: boolean;
   /** Time the `pacer` held sends of this call, in ms; absent when it held none. Not part of `totalDelay`. */
   readonly held?: number;
+  /**
+   * Continuations of the body after a cut (`resume`): each sent the rest (a range, an event stream's
+   * reconnection) or, when nothing had been read, the whole request again. Present on a call with `resume`'s body;
+   * read it when the body is done: the result shows each continuation as it happens.
+   */
+  readonly resumes?: number;
 }
 
 /** A hold before a send: `'rate-limit'` when the server's quota is spent, `'throttled'` when 429s slowed the key. */

@@ -6,9 +6,11 @@ import { fetchRedirected } from './not-sent.js';
 import type { BackoffOptions } from './options.js';
 import { classifyError, type Outcome, responseOutcome } from './outcome.js';
 import { attachResult } from './result.js';
+import type { ResponseBody } from './resume/stream.js';
 import type { Settled } from './run/roles.js';
 import { type Attempt, type Client, runCall } from './run/run.js';
 import { describeValue } from './show.js';
+import { webResponseBody } from './web-body.js';
 
 /**
  * What fetch takes as its first argument. Spelled out rather than the DOM's `RequestInfo | URL`: `RequestInfo`
@@ -138,6 +140,10 @@ class FetchClient implements Client<Response> {
   // Frees the failed response's connection; its body is never read.
   discard(settled: Settled<Response>): void {
     if (settled.ok) settled.value.body?.cancel().catch(() => {});
+  }
+
+  body(response: Response): ResponseBody<Response> {
+    return webResponseBody(response);
   }
 
   finish(settled: Settled<Response>, result: BackoffResult): Response {

@@ -24,5 +24,6 @@ export { type BackoffOptions, DEFAULT_METHODS, DEFAULT_STATUS_CODES, type Jitter
 export { Pacer } from './pacer.js';
 export type { RetryReason, StopReason } from './reasons.js';
 export { getBackoffResult } from './result.js';
-export { ResumeError, type ResumeOptions } from './resume/index.js';
+export { ResumeError } from './resume/errors.js';
+export type { ResumeOptions } from './resume/options.js';
 export { parseRetryAfter } from './server-timing.js';

@@ -74,6 +74,11 @@ export interface BackoffMetricsSnapshot {
   readonly holds: number;
   /** All pacer holds added up, in ms (not part of `totalWait`). */
   readonly heldTime: number;
+  /**
+   * Continuations of bodies cut after the headers (`resume`): their attempts count in `attempts` and `retries`,
+   * their waits in `totalWait`, and no new call.
+   */
+  readonly resumes: number;
   /** State changes of the observed circuit breakers, by the state entered. */
   readonly circuitChanges: { readonly open: number; readonly halfOpen: number; readonly closed: number };
 }
@@ -122,6 +127,7 @@ export class BackoffMetrics implements MetricsLike {
   #hedgeWins = 0;
   #holds = 0;
   #heldTime = 0;
+  #resumes = 0;
   readonly #perCall: number[] = [];
   readonly #stops = new Map<string, number>();
   readonly #changes = { open: 0, halfOpen: 0, closed: 0 };
@@ -215,6 +221,12 @@ export class BackoffMetrics implements MetricsLike {
   readonly #part: FeatureCall = {
     ended: (reason, last, call) => this.#count(call, reason, last),
     observe: (event, call) => {
+      if (event.type === 'resume') {
+        if (event.attempts > 0) this.#resumes++;
+        this.#attempts += event.attempts;
+        this.#totalWait += event.delay;
+        return;
+      }
       if (event.type !== 'hold') return;
       this.#holds++;
       this.#heldTime += event.delay;
@@ -288,6 +300,7 @@ export class BackoffMetrics implements MetricsLike {
       circuitRefusals: this.#circuitRefusals,
       holds: this.#holds,
       heldTime: this.#heldTime,
+      resumes: this.#resumes,
       circuitChanges: { ...this.#changes },
     };
   }

@@ -269,7 +269,10 @@ export interface BackoffOptions<Res = unknown, Err = unknown> extends PeerOption
    * wait its `retry:` field asked for, handing you whole events only; a body cut before any byte reached you is
    * requested again whole. A body that cannot go on safely (the file changed, the server ignores ranges, the body
    * is gzip-encoded) fails with a `ResumeError` whose `code` says why, never with spliced bytes. Each resume is a
-   * retry: it waits, takes a budget token and counts against `retries` and `deadline`. Only GET and HEAD bodies.
+   * retry of the same call: it waits (an event stream's `retry:` instead of the backoff), takes a budget token,
+   * counts against `retries` and `deadline`, and shows in the result (`attempts`, `resumes`) and the metrics. Only
+   * GET and HEAD bodies; with axios, only `responseType: 'stream'` (a buffered body is retried whole). Its code is
+   * loaded with `import()` by the first call that needs it.
    * @default false
    */
   resume?: boolean | ResumeOptions | undefined;

@@ -109,13 +109,10 @@ describe('the public surface', () => {
       'receivedHeaders',
       'replayableBody',
       'responseOutcome',
-      'resumable',
-      'resumeBody',
-      'resumeReadable',
-      'resumeResponse',
       'runCall',
       'sleep',
       'startCall',
+      'webResponseBody',
     ]);
   });
 

@@ -55,6 +55,7 @@ describe('BackoffMetrics', () => {
       hedgeWins: 0,
       holds: 0,
       heldTime: 0,
+      resumes: 0,
       circuitChanges: { open: 0, halfOpen: 0, closed: 0 },
     });
   });

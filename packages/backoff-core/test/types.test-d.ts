@@ -217,6 +217,7 @@ describe('results on responses and errors', () => {
       readonly hedges: number;
       readonly hedgeWon: boolean;
       readonly held?: number;
+      readonly resumes?: number;
     }>();
   });
 });

@@ -9,9 +9,11 @@ import {
   fetchRedirected,
   field,
   type Outcome,
+  type ResponseBody,
   responseOutcome,
   type Settled,
   Stopped,
+  webResponseBody,
 } from 'backoff-core/adapter';
 
 /** The instance's own `ky.retry` (ky checks its marker with `instanceof`: a bundled copy would not do). */
@@ -134,6 +136,8 @@ export class KyCall implements Client<Response> {
   #early: Outcome | undefined;
   /** The answer to a shouldRetry ky is about to ask: the retry of a response ky would not retry by itself. */
   #retried: Promise<unknown> | undefined;
+  /** The response kyBackoff's afterResponse hook got for the attempt in flight (ky's copy of `#fetched`). */
+  #hooked: Response | undefined;
   /** The request of the attempt in flight, how it is sent, and the response kyBackoff's fetch got for it. */
   #request: Request;
   #send: ((request: Request) => Promise<Response>) | undefined;
@@ -144,6 +148,8 @@ export class KyCall implements Client<Response> {
   #kyError: unknown;
   /** Why the runner ended the call other than on an attempt's own outcome (an abort, a callback's error). */
   #interruption: { readonly error: unknown } | undefined;
+  /** The runner handed the call's end to ky (`finish`): any later attempt is a resumed body's continuation. */
+  #finished = false;
   /** The runner ended: ky's beforeError waits for it to put the result on ky's error. */
   readonly #ended = deferred<void>();
 
@@ -186,6 +192,7 @@ export class KyCall implements Client<Response> {
     this.#send = send;
     this.#copy = undefined;
     this.#fetched = undefined;
+    this.#hooked = undefined;
     this.#kyError = undefined;
     this.#verdict = undefined;
     this.#early = undefined;
@@ -229,6 +236,7 @@ export class KyCall implements Client<Response> {
    */
   after(response: Response): Promise<unknown> | undefined {
     if (this.phase !== 'answering' || (!response.ok && this.#setup.throws(response.status))) return undefined;
+    this.#hooked = response;
     const asked = this.#wait('after');
     this.#judged(responseOutcome(response));
     return asked;
@@ -296,7 +304,8 @@ export class KyCall implements Client<Response> {
 
   // --- the runner's side (the core's Client) ---
 
-  next(): Promise<Attempt> {
+  next(): Promise<Attempt> | Attempt {
+    if (this.#finished) return this.#again();
     if (this.phase === 'done') return Promise.reject(this.#controller.signal.reason);
     const turn = this.#turn;
     this.#turn = undefined;
@@ -312,6 +321,18 @@ export class KyCall implements Client<Response> {
       turn?.resolve(turn.step === 'ask' ? true : undefined);
     }
     return this.#sending.promise;
+  }
+
+  /**
+   * An attempt after the call ended: a resumed body's continuation, sent as ky last sent the request (ky's loop and
+   * hooks are over), under the caller's own signal (ky's timeout is for the call that ended).
+   */
+  #again(): Attempt {
+    if (this.#send === undefined) throw this.#controller.signal.reason;
+    const signal = this.#setup.signal ?? new AbortController().signal;
+    const request = new Request(this.#request, { signal });
+    this.#request = request;
+    return new KyAttempt(request);
   }
 
   send(attempt: Attempt, signal?: AbortSignal): Promise<Response> {
@@ -338,6 +359,8 @@ export class KyCall implements Client<Response> {
    * first), then says. A response ky would hand over as it is is judged now: ky gets it once it is decided.
    */
   answer(settled: Settled<Response>, raw: Outcome): Outcome | Promise<Outcome> {
+    // A resumed body's continuation: ky is no longer asked.
+    if (this.#finished) return raw;
     if (this.#early !== undefined) return this.#early;
     if (this.phase === 'done') return Promise.reject(this.#controller.signal.reason);
     const turn = this.#turn;
@@ -357,8 +380,18 @@ export class KyCall implements Client<Response> {
     return this.#verdict.promise;
   }
 
-  signal(): AbortSignal {
-    return this.#controller.signal;
+  signal(): AbortSignal | undefined {
+    // Once the call ended, only the caller ends a resumed body's continuations.
+    return this.#finished ? this.#setup.signal : this.#controller.signal;
+  }
+
+  /**
+   * ky hands its afterResponse hooks a copy (a tee of the body) and cancels what it does not hand over: a resumed
+   * body reads the copy kyBackoff's hook got, and ky hands over the response made of it.
+   */
+  body(response: Response): ResponseBody<Response> {
+    const hooked = this.#hooked;
+    return webResponseBody(response === this.#fetched && hooked !== undefined ? hooked : response);
   }
 
   /**
@@ -390,6 +423,7 @@ export class KyCall implements Client<Response> {
     const turn = this.#turn;
     this.#turn = undefined;
     this.phase = 'done';
+    this.#finished = true;
     this.#release();
     const interruption = this.#interruption;
     if (interruption !== undefined) {
@@ -401,11 +435,14 @@ export class KyCall implements Client<Response> {
       // The attempt's own outcome is final: ky hands it over as it always does.
       if (this.#kyError !== undefined) attachResult(this.#kyError, result);
       if (this.#fetched !== undefined) attachResult(this.#fetched, result);
-      if (!settled.ok) attachResult(settled.error, result);
+      attachResult(settled.ok ? settled.value : settled.error, result);
+      // A response the runner gave a resumed body replaces the one ky's afterResponse hooks saw.
+      const resumed = settled.ok && settled.value !== this.#fetched ? settled.value : undefined;
       if (turn?.step === 'fetch') {
         if (settled.ok) turn.resolve(settled.value);
         else turn.reject(settled.error);
       } else if (turn?.step === 'forced') turn.reject(this.#kyError);
+      else if (turn?.step === 'after') turn.resolve(resumed);
       else turn?.resolve(turn.step === 'ask' ? false : undefined);
     }
     this.#ended.resolve();

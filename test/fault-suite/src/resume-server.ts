@@ -49,6 +49,10 @@ export interface ServedFile {
   cuts: number[];
   /** Extra response headers. */
   headers?: Record<string, string>;
+  /** The status every Range request is answered with instead (a 503: the server is failing meanwhile). */
+  rangeStatus?: number;
+  /** Serve ranges whatever `If-Range` says (a server that ignores it: only the client can tell the file changed). */
+  ignoresIfRange?: boolean;
 }
 
 /** One event of a served event stream. */
@@ -94,8 +98,25 @@ export class ResumeServer {
   readonly streams = new Map<string, ServedEvents>();
   readonly #server: Server;
 
-  constructor() {
+  /**
+   * `cors`: answer pages of other origins (a browser test): every origin allowed, every requested header allowed on
+   * a preflight (not recorded in `hits`), the validators and `Content-Range` exposed to the page, nothing cached.
+   */
+  constructor({ cors = false }: { cors?: boolean } = {}) {
     this.#server = createServer((req, res) => {
+      if (cors) {
+        res.setHeader('access-control-allow-origin', '*');
+        res.setHeader('access-control-expose-headers', 'ETag, Last-Modified, Content-Range, Accept-Ranges');
+        // Chromium's HTTP cache keeps a cut body and completes it with range requests of its own: not stored, every
+        // request the server sees is the page's.
+        res.setHeader('cache-control', 'no-store');
+        if (req.method === 'OPTIONS') {
+          const asked = req.headers['access-control-request-headers'];
+          if (asked) res.setHeader('access-control-allow-headers', asked);
+          res.writeHead(204).end();
+          return;
+        }
+      }
       const path = req.url ?? '/';
       const file = this.files.get(path);
       const events = this.streams.get(path);
@@ -144,7 +165,15 @@ export class ResumeServer {
   async #serveFile(req: IncomingMessage, res: ServerResponse, file: ServedFile): Promise<void> {
     const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
     const ifRange = req.headers['if-range'];
-    const partial = range !== null && file.ranges && (ifRange === undefined || ifRange === file.etag);
+    if (range !== null && file.rangeStatus !== undefined) {
+      this.#hit(req, res, file.rangeStatus);
+      res.writeHead(file.rangeStatus, { 'content-type': 'text/plain' }).end('unavailable');
+      return;
+    }
+    const partial =
+      range !== null &&
+      file.ranges &&
+      (ifRange === undefined || ifRange === file.etag || file.ignoresIfRange === true);
     const first = partial ? Number(range[1]) : 0;
     const last = partial && range[2] ? Math.min(Number(range[2]), file.size - 1) : file.size - 1;
     const headers: Record<string, string> = {

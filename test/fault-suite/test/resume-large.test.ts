@@ -1,20 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { Readable } from 'node:stream';
-import axios from 'axios';
-import { createBackoff } from 'backoff-core';
-import {
-  type Reopen,
-  type ResolvedOptions,
-  receivedHeaders,
-  resumeReadable,
-  resumeResponse,
-  type StreamResponse,
-} from 'backoff-core/adapter';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RESUME_CLIENTS, recordingTimers } from '../src/resume-clients.ts';
 import { ResumeServer, seededSha256 } from '../src/resume-server.ts';
 import { heapAfterGc } from './support/resources.ts';
 
-// A 64 MB download cut at 10 seeded offsets, continued with byte ranges: the caller's bytes are the body's, the
+// A 64 MB download cut at 10 seeded offsets, continued with byte ranges through every client with `resume`: the caller's bytes are the body's, the
 // server sends little more than the body once, and memory stays bounded while the body streams through.
 
 const SIZE = 64 * 1024 * 1024;
@@ -23,7 +13,6 @@ const SEED = 20_261_204;
 const MEMORY_BOUND = 16 * 1024 * 1024;
 /** Samples of memory, one per 4 MiB that reach the caller. */
 const SAMPLE_EVERY = 4 * 1024 * 1024;
-const RESUME = createBackoff({ resume: true }).options.resume as NonNullable<ResolvedOptions['resume']>;
 
 /** 10 cut offsets in (0, SIZE), from a seeded mulberry32: the same every run. */
 function seededCuts(seed: number, count: number): number[] {
@@ -67,13 +56,8 @@ async function consume(
   return { sha256: hash.digest('hex'), bytes, peak };
 }
 
-async function* webChunks(stream: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
-  const reader = stream.getReader();
-  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) yield chunk.value;
-}
-
 // Each memory sample is four full GCs: about 20 s per client on a loaded 2-core machine, 5 s alone.
-describe('a 64 MB body cut at 10 seeded offsets', { timeout: 120_000 }, () => {
+describe('a 64 MB body cut at 10 seeded offsets', { timeout: 180_000 }, () => {
   const server = new ResumeServer();
   let origin = '';
   const expected = seededSha256(SEED, SIZE);
@@ -88,69 +72,35 @@ describe('a 64 MB body cut at 10 seeded offsets', { timeout: 120_000 }, () => {
     return cuts;
   };
 
-  it('fetch: the caller gets the body exactly, the server sends at most 1.05x it, memory stays bounded', async () => {
-    const cuts = serve('/big-fetch');
-    const asked: number[] = [];
-    const reopen: Reopen<Response> = async ({ headers, signal }) => {
-      asked.push(Number(/^bytes=(\d+)-/.exec(headers.Range ?? '')?.[1]));
-      expect(headers['If-Range']).toBe('"big"');
-      return fetch(`${origin}/big-fetch`, { headers, signal });
-    };
-    const before = await held();
-    const first = await fetch(`${origin}/big-fetch`);
-    const response = resumeResponse(first, { method: 'GET', reopen, options: RESUME });
-    const { sha256, bytes, peak } = await consume(webChunks(response.body as ReadableStream<Uint8Array>));
-    expect(bytes).toBe(SIZE);
-    expect(sha256).toBe(expected);
-    // One resume per cut, each from a byte at or before it and after the one before.
-    expect(asked).toHaveLength(10);
-    asked.forEach((start, i) => {
-      expect(start).toBeLessThanOrEqual(cuts[i] as number);
-      expect(start).toBeGreaterThan(i === 0 ? 0 : (cuts[i - 1] as number));
-    });
-    const sent = server.sent('/big-fetch');
-    expect(sent / SIZE).toBeLessThanOrEqual(1.05);
-    expect(peak - before).toBeLessThan(MEMORY_BOUND);
-  });
-
-  it("axios's stream response as a Node Readable: the same, through resumeReadable", async () => {
-    const cuts = serve('/big-axios');
-    const asked: number[] = [];
-    const get = async (
-      headers: Record<string, string>,
-      signal?: AbortSignal,
-    ): Promise<StreamResponse<Readable>> => {
-      const response = await axios.get(`${origin}/big-axios`, {
-        adapter: 'http',
-        responseType: 'stream',
-        headers,
-        ...(signal === undefined ? {} : { signal }),
-      });
-      return {
-        status: response.status,
-        headers: receivedHeaders(response.request.res.rawHeaders),
-        data: response.data as Readable,
-      };
-    };
-    const before = await held();
-    const resumed = resumeReadable(await get({}), {
-      method: 'GET',
-      options: RESUME,
-      reopen: ({ headers, signal }) => {
-        asked.push(Number(/^bytes=(\d+)-/.exec(headers.Range ?? '')?.[1]));
-        return get({ ...headers }, signal);
-      },
-    });
-    const { sha256, bytes, peak } = await consume(resumed);
-    expect(bytes).toBe(SIZE);
-    expect(sha256).toBe(expected);
-    expect(asked).toHaveLength(10);
-    asked.forEach((start, i) => {
-      expect(start).toBeLessThanOrEqual(cuts[i] as number);
-      expect(start).toBeGreaterThan(i === 0 ? 0 : (cuts[i - 1] as number));
-    });
-    const sent = server.sent('/big-axios');
-    expect(sent / SIZE).toBeLessThanOrEqual(1.05);
-    expect(peak - before).toBeLessThan(MEMORY_BOUND);
-  });
+  it.each(RESUME_CLIENTS)(
+    '$name with resume: the caller gets the body exactly, the server sends at most 1.05x it, memory stays bounded',
+    async (client) => {
+      const path = `/big-${client.name.replace(/\W+/g, '-')}`;
+      const cuts = serve(path);
+      const { waits, timers } = recordingTimers();
+      const http = client.create({ resume: true, retries: 10, timers });
+      try {
+        const before = await held();
+        const response = await http.get(origin + path);
+        const { sha256, bytes, peak } = await consume(response.chunks);
+        expect(bytes).toBe(SIZE);
+        expect(sha256).toBe(expected);
+        const hits = server.hits.filter((hit) => hit.path === path);
+        expect(hits.map((hit) => hit.status)).toEqual([200, ...cuts.map(() => 206)]);
+        hits.slice(1).forEach((hit, i) => {
+          const start = Number(/^bytes=(\d+)-/.exec(hit.range ?? '')?.[1]);
+          expect(start).toBeLessThanOrEqual(cuts[i] as number);
+          expect(start).toBeGreaterThan(i === 0 ? 0 : (cuts[i - 1] as number));
+          expect(hit.ifRange).toBe('"big"');
+        });
+        expect(waits).toHaveLength(10);
+        expect(response.result()).toMatchObject({ attempts: 11, resumes: 10, reason: 'success' });
+        const sent = server.sent(path);
+        expect(sent / SIZE).toBeLessThanOrEqual(1.05);
+        expect(peak - before).toBeLessThan(MEMORY_BOUND);
+      } finally {
+        http.close();
+      }
+    },
+  );
 });

@@ -5,14 +5,10 @@ import type { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import axios from 'axios';
 import { createBackoff, ResumeError } from 'backoff-core';
-import {
-  type Reopen,
-  type ResolvedOptions,
-  receivedHeaders,
-  resumeReadable,
-  resumeResponse,
-} from 'backoff-core/adapter';
+import { type Reopen, type ResolvedOptions, receivedHeaders } from 'backoff-core/adapter';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// The runner loads these only for a call with `resume`: no entry exports them.
+import { resumeReadable, resumeResponse } from '../../../packages/backoff-core/src/resume/index.ts';
 import {
   eventText,
   ResumeServer,
@@ -22,7 +18,7 @@ import {
 } from '../src/resume-server.ts';
 
 // Bodies cut after the headers on a real socket: what a caller of fetch (and of axios's stream responses) gets
-// through the resume module, with `reopen` a test double that sends the request again at once (the runner's
+// through the resume module alone (resume-clients.test.ts has it through every client), with `reopen` a test double that sends the request again at once (the runner's
 // waits, budget and counts are not here) and records what it was asked.
 
 const server = new ResumeServer();

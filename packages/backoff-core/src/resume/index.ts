@@ -26,4 +26,5 @@ export {
   resumable,
   Splicer,
 } from './splicer.js';
+export { partOf, type ResponseBody, resumeStream } from './stream.js';
 export { resumeBody, resumeResponse } from './web.js';

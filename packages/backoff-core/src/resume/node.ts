@@ -5,6 +5,9 @@
  */
 
 import { type HeaderGetter, type HeadersLike, headerGetter } from '../headers.js';
+
+export { receivedHeaders } from '../raw-headers.js';
+
 import { type Part, type ResumeCall, resumable, Splicer } from './splicer.js';
 
 /** The shape of a Node `Readable` this module relies on: async iteration of its chunks, and `destroy`. */
@@ -23,18 +26,6 @@ export interface StreamResponse<S extends NodeReadableLike = NodeReadableLike> {
   readonly data: S;
   /** Where the body comes from, for error messages. */
   readonly url?: string | undefined;
-}
-
-/** A header getter over Node's `rawHeaders` (`[name, value, name, value...]`): repeated headers joined with ", ". */
-export function receivedHeaders(rawHeaders: readonly string[]): HeaderGetter {
-  return (name) => {
-    const wanted = name.toLowerCase();
-    const values: string[] = [];
-    for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-      if ((rawHeaders[i] as string).toLowerCase() === wanted) values.push(rawHeaders[i + 1] as string);
-    }
-    return values.length === 0 ? undefined : values.join(', ');
-  };
 }
 
 type ReadableClass = {
@@ -56,19 +47,20 @@ function readableClassOf(stream: object): ReadableClass | undefined {
   return found;
 }
 
-function nodePart(response: StreamResponse): Part {
+/** A Node stream body as the splicer reads it. */
+export function nodeStreamPart(status: number, header: HeaderGetter, data: NodeReadableLike): Part {
   let iterator: AsyncIterator<Uint8Array> | undefined;
   return {
-    status: response.status,
-    header: headerGetter(response.headers),
+    status,
+    header,
     read: async () => {
-      iterator ??= response.data[Symbol.asyncIterator]();
+      iterator ??= data[Symbol.asyncIterator]();
       const { done, value } = await iterator.next();
       return done ? undefined : value;
     },
     cancel: () => {
       try {
-        response.data.destroy();
+        data.destroy();
       } catch {
         // Already destroyed, or not ours to end: nothing more to let go.
       }
@@ -76,18 +68,19 @@ function nodePart(response: StreamResponse): Part {
   };
 }
 
+const nodePart = (response: StreamResponse): Part =>
+  nodeStreamPart(response.status, headerGetter(response.headers), response.data);
+
 /**
- * The caller's body of `first` as a Node `Readable` that goes on across cuts (see `Splicer`): `first.data` itself
- * when it is not resumed (a method other than GET and HEAD, a status other than 200 and 206, or no `Readable`
- * class found). Pulled as the caller reads: `Readable.from` asks for the next chunk only when its buffer has room.
+ * The caller's `Readable` over a splicer, of the class `like` is a `Readable` of; `undefined` when none is found.
+ * Pulled as the caller reads: `Readable.from` asks for the next chunk only when its buffer has room.
  */
-export function resumeReadable<S extends NodeReadableLike>(
-  first: StreamResponse<S>,
-  call: ResumeCall<StreamResponse<S>>,
-): S | NodeReadableLike {
-  const Readable = readableClassOf(first.data);
-  if (Readable === undefined || !resumable(call.method, first.status)) return first.data;
-  const splicer = new Splicer(nodePart(first), { url: first.url, ...call }, nodePart);
+export function readableStreamOf(
+  like: NodeReadableLike,
+  splicer: Pick<Splicer<never>, 'next' | 'cancel'>,
+): NodeReadableLike | undefined {
+  const Readable = readableClassOf(like);
+  if (Readable === undefined) return undefined;
   const chunks: AsyncIterator<Uint8Array> = {
     next: async () => {
       const value = await splicer.next();
@@ -100,4 +93,18 @@ export function resumeReadable<S extends NodeReadableLike>(
     },
   };
   return Readable.from({ [Symbol.asyncIterator]: () => chunks }, { objectMode: false });
+}
+
+/**
+ * The caller's body of `first` as a Node `Readable` that goes on across cuts (see `Splicer`): `first.data` itself
+ * when it is not resumed (a method other than GET and HEAD, a status other than 200 and 206, or no `Readable`
+ * class found). Pulled as the caller reads: `Readable.from` asks for the next chunk only when its buffer has room.
+ */
+export function resumeReadable<S extends NodeReadableLike>(
+  first: StreamResponse<S>,
+  call: ResumeCall<StreamResponse<S>>,
+): S | NodeReadableLike {
+  if (readableClassOf(first.data) === undefined || !resumable(call.method, first.status)) return first.data;
+  const splicer = new Splicer(nodePart(first), { url: first.url, ...call }, nodePart);
+  return readableStreamOf(first.data, splicer) ?? first.data;
 }

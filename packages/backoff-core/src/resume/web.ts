@@ -1,26 +1,54 @@
-import { headerGetter } from '../headers.js';
+import { type HeaderGetter, headerGetter } from '../headers.js';
 import { type Part, type ResumeCall, resumable, Splicer } from './splicer.js';
 
-/** A fetch `Response`'s body as the splicer reads it. */
-function webPart(response: Response): Part {
-  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+/** A web stream body as the splicer reads it. */
+export function webStreamPart(
+  status: number,
+  header: HeaderGetter,
+  body: ReadableStream<Uint8Array> | null,
+): Part {
+  // Taken at once: a client that lets go of the response it handed over (ky, after its afterResponse hooks)
+  // cannot cancel a locked body from under the caller's.
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined = body?.locked
+    ? undefined
+    : body?.getReader();
   return {
-    status: response.status,
-    header: headerGetter(response.headers),
+    status,
+    header,
     read: async () => {
-      if (response.body === null) return undefined;
-      reader ??= response.body.getReader();
+      if (body === null) return undefined;
+      reader ??= body.getReader();
       const { done, value } = await reader.read();
       return done ? undefined : value;
     },
     cancel: (reason) => {
       try {
-        (reader === undefined ? response.body?.cancel(reason) : reader.cancel(reason))?.catch(() => {});
+        (reader === undefined ? body?.cancel(reason) : reader.cancel(reason))?.catch(() => {});
       } catch {
         // A body another reader holds is not ours to cancel.
       }
     },
   };
+}
+
+/** A fetch `Response`'s body as the splicer reads it. */
+const webPart = (response: Response): Part =>
+  webStreamPart(response.status, headerGetter(response.headers), response.body);
+
+/** The caller's stream over a splicer: read one chunk per chunk asked for. */
+export function webStreamOf(splicer: Pick<Splicer<never>, 'next' | 'cancel'>): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>(
+    {
+      pull: async (controller) => {
+        const chunk = await splicer.next();
+        if (chunk === undefined) controller.close();
+        else controller.enqueue(chunk);
+      },
+      cancel: (reason) => splicer.cancel(reason),
+    },
+    // Nothing is read ahead of the caller: the body on the wire is read as fast as the caller reads.
+    { highWaterMark: 0 },
+  );
 }
 
 /**
@@ -39,19 +67,7 @@ export function resumeBody(first: Response, call: ResumeCall<Response>): Readabl
   ) {
     return body;
   }
-  const splicer = new Splicer(webPart(first), { url: first.url || undefined, ...call }, webPart);
-  return new ReadableStream<Uint8Array>(
-    {
-      pull: async (controller) => {
-        const chunk = await splicer.next();
-        if (chunk === undefined) controller.close();
-        else controller.enqueue(chunk);
-      },
-      cancel: (reason) => splicer.cancel(reason),
-    },
-    // Nothing is read ahead of the caller: the body on the wire is read as fast as the caller reads.
-    { highWaterMark: 0 },
-  );
+  return webStreamOf(new Splicer(webPart(first), { url: first.url || undefined, ...call }, webPart));
 }
 
 /**

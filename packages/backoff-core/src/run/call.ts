@@ -74,6 +74,10 @@ export class Call implements CallView, CallFacts {
   last: Decision | undefined;
   /** The features' parts in this call; gone once they were told that it ended. */
   features: FeatureCall[] | undefined;
+  /** Continuations of the body the caller got, after cuts (`resume`). */
+  resumes = 0;
+  /** The features once the call ended, and what they were told of it: a continuation tells them what it added. */
+  #ended: { features: FeatureCall[]; attempts: number; totalDelay: number } | undefined;
   /** The headers of the attempt last sent (`undefined`: not read yet), and whether they carry a usable key. */
   #sent: HeadersLike | undefined | null;
   #keyed: boolean | undefined;
@@ -150,11 +154,34 @@ export class Call implements CallView, CallFacts {
     return deadline === undefined ? Number.POSITIVE_INFINITY : deadline - (at - this.started);
   }
 
-  /** Tells every feature, once, that the call ended. */
+  /**
+   * Tells every feature, once, that the call ended; after a continuation (see `reopen`), what that continuation
+   * added instead.
+   */
   end(reason: StopReason, last?: number | string): void {
     const features = this.features;
     this.features = undefined;
-    if (features !== undefined) for (const feature of features) feature.ended?.(reason, last, this);
+    if (features === undefined) return;
+    const ended = this.#ended;
+    if (ended === undefined) {
+      for (const feature of features) feature.ended?.(reason, last, this);
+    } else {
+      const event = {
+        type: 'resume',
+        attempts: this.attempts - ended.attempts,
+        delay: this.totalDelay - ended.totalDelay,
+      } as const;
+      for (const feature of features) feature.observe?.(event, this);
+    }
+    this.#ended = { features, attempts: this.attempts, totalDelay: this.totalDelay };
+  }
+
+  /**
+   * The call goes on after it ended (its body was cut: `resume`): its features take part again (gates, observers,
+   * sends) until the continuation ends.
+   */
+  reopen(): void {
+    this.features ??= this.#ended?.features;
   }
 
   /** Attempts, waits and the last reason: what the caller's response or error carries (frozen). */
@@ -170,6 +197,20 @@ export class Call implements CallView, CallFacts {
       hedges: this.hedges,
       hedgeWon: this.hedgeWon,
     };
-    return Object.freeze(this.held > 0 ? { ...result, held: this.held } : result);
+    const more = this.held > 0 ? { ...result, held: this.held } : result;
+    return Object.freeze(this.resumes > 0 ? { ...more, resumes: this.resumes } : more);
+  }
+
+  /**
+   * The result of a call whose body may go on after it ended (`resume`): read afresh at every access, so that the
+   * attempts and waits of each continuation show on the response the caller already holds.
+   */
+  liveResult(): BackoffResult {
+    const read = () => ({ ...this.result(), resumes: this.resumes });
+    const live = {} as Record<string, unknown>;
+    for (const key of Object.keys(read())) {
+      Object.defineProperty(live, key, { enumerable: true, get: () => read()[key as keyof BackoffResult] });
+    }
+    return Object.freeze(live) as unknown as BackoffResult;
   }
 }

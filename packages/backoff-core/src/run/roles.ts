@@ -34,7 +34,12 @@ export type CallEvent =
   /** A backoff wait of `delay` ms before retry `retry`. */
   | { readonly type: 'wait'; readonly delay: number; readonly retry: number; readonly reason: string }
   /** A hedge (copy `copy` of the attempt in flight) is sent, `delay` ms after the previous copy. */
-  | { readonly type: 'hedge'; readonly copy: number; readonly delay: number };
+  | { readonly type: 'hedge'; readonly copy: number; readonly delay: number }
+  /**
+   * The call went on after it ended (`resume`: its body was cut after the headers): one continuation ended, having
+   * sent `attempts` more attempts and waited `delay` ms more. Told instead of a second `ended`.
+   */
+  | { readonly type: 'resume'; readonly attempts: number; readonly delay: number };
 
 /** A feature's part in one call. Every member is optional: a feature plays the roles it has. */
 export interface FeatureCall {

@@ -20,6 +20,7 @@ import type {
 import { type HeadersLike, headerGetter } from '../headers.js';
 import { waitForNetwork } from '../network.js';
 import type { Outcome } from '../outcome.js';
+import type { ResponseBody } from '../resume/stream.js';
 import { describeValue } from '../show.js';
 import { abortReason, anySignal, isThenable, sleep, untilAborted } from '../sleep.js';
 import { Call, type Policy, type RequestDescription } from './call.js';
@@ -84,6 +85,13 @@ export interface Client<T> {
    * of an interruption. Throw to reject.
    */
   finish(settled: Settled<T>, result: BackoffResult): T;
+  /**
+   * A response's body as a stream, for `resume`: its status, its headers as received, its stream, and the
+   * response with another stream in its place. `undefined` when the body is no stream (read whole already). After
+   * the call ended, the runner may send more attempts (`next`, `send`, `answer`, `discard`) with headers set through
+   * `Attempt.header`: the continuations of a cut body. Absent: bodies are never resumed.
+   */
+  body?(value: T): ResponseBody<T> | undefined;
 }
 
 /** Puts a generated Idempotency-Key on the outgoing request; returns the headers as they will be sent. */
@@ -346,7 +354,7 @@ interface Failed {
 }
 
 /** What a retry's wait needs of `outcome`. */
-function failed(call: Call, outcome: Outcome): Failed {
+export function failed(call: Call, outcome: Outcome): Failed {
   const { network } = call.policy.options;
   const answered = outcome.type === 'response';
   return {
@@ -364,7 +372,12 @@ function failed(call: Call, outcome: Outcome): Failed {
  * The wait before a retry: `onRetry` told (and awaited when it returns a Promise), then the decision's delay, then,
  * after a network failure while the device is offline, the wait for the network (bounded by the deadline only).
  */
-async function wait(call: Call, decision: RetryDecision, failure: Failed, signal: AbortSignal | undefined) {
+export async function wait(
+  call: Call,
+  decision: RetryDecision,
+  failure: Failed,
+  signal: AbortSignal | undefined,
+) {
   const { options } = call.policy;
   const { onRetry, network } = options;
   if (onRetry !== undefined) {
@@ -649,13 +662,22 @@ function keyLost(call: Call): TypeError {
 
 /** How one attempt ended for the loop: the caller's answer, or a retry to wait for. */
 type Step<T> =
-  | { readonly done: true; readonly value: T }
+  | { readonly done: true; readonly settled: Settled<T> }
   | { readonly done: false; readonly retry: RetryDecision; readonly failure: Failed };
 
-/** One attempt: sent (hedged when it may be), answered, decided; its result let go unless the caller gets it. */
-async function attempt<T>(call: Call, client: Client<T>, signal: AbortSignal | undefined): Promise<Step<T>> {
+/**
+ * One attempt: sent (hedged when it may be), answered, decided; its result let go unless the caller gets it.
+ * `headers` are set on it first (a continuation's `Range`...; `null` restores the request's own).
+ */
+async function attempt<T>(
+  call: Call,
+  client: Client<T>,
+  signal: AbortSignal | undefined,
+  headers?: Readonly<Record<string, string | null>>,
+): Promise<Step<T>> {
   const next = client.next();
   const sending = isThenable(next) ? await next : next;
+  if (headers !== undefined) for (const name in headers) sending.header?.(name, headers[name] ?? null);
   // An attempt begun after the caller aborted sends nothing (the client rejects at once): it is no attempt.
   const unsent = signal?.aborted === true;
   if (!unsent && call.policy.options.beforeAttempt !== undefined) await shaped(call, sending, 1, signal);
@@ -671,7 +693,7 @@ async function attempt<T>(call: Call, client: Client<T>, signal: AbortSignal | u
   if (unsent && !result.ok) {
     call.last = stop('aborted', undefined);
     call.end('aborted');
-    return { done: true, value: client.finish(result, call.result()) };
+    return { done: true, settled: result };
   }
   const raw = outcomeOf(client, result);
   const outcome = client.answer ? await client.answer(result, raw) : raw;
@@ -683,7 +705,7 @@ async function attempt<T>(call: Call, client: Client<T>, signal: AbortSignal | u
     client.discard?.(result);
     throw error;
   }
-  if (!decision.retry) return { done: true, value: client.finish(result, call.result()) };
+  if (!decision.retry) return { done: true, settled: result };
   client.discard?.(result);
   const failure = failed(call, outcome);
   if (call.policy.options.beforeAttempt !== undefined) {
@@ -697,11 +719,27 @@ async function attempt<T>(call: Call, client: Client<T>, signal: AbortSignal | u
  * gone by the time the wait starts: a request parked in its wait holds no more than the wait needs.
  */
 async function loop<T>(call: Call, client: Client<T>): Promise<T> {
-  const signal = client.signal();
+  const settled = await attempts(call, client, client.signal());
+  if (settled.ok && call.policy.options.resume !== undefined && client.body !== undefined) {
+    // The resume code is loaded here only: a bundle without `resume` carries none of it.
+    const { resumeBody } = await import('./continue.js');
+    const resumed = await resumeBody(call, client, settled.value);
+    if (resumed !== undefined) return client.finish({ ok: true, value: resumed }, call.liveResult());
+  }
+  return client.finish(settled, call.result());
+}
+
+/** Attempts and waits until the decider stops: the last attempt's result. */
+export async function attempts<T>(
+  call: Call,
+  client: Client<T>,
+  signal: AbortSignal | undefined,
+  headers?: Readonly<Record<string, string | null>>,
+): Promise<Settled<T>> {
   for (;;) {
     await gates(call, signal);
-    const step = await attempt(call, client, signal);
-    if (step.done) return step.value;
+    const step = await attempt(call, client, signal, headers);
+    if (step.done) return step.settled;
     await wait(call, step.retry, step.failure, signal);
   }
 }

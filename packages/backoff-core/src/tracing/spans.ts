@@ -137,6 +137,13 @@ class CallTrace implements FeatureCall {
         'backoff.delay_ms': event.delay,
         'backoff.hold.key': event.key,
       });
+    } else if (event.type === 'resume') {
+      // A cut body went on: its continuation's attempts and wait (the call's span may have ended with its headers).
+      span.addEvent('backoff.resume', {
+        'backoff.reason': 'resume',
+        'backoff.delay_ms': event.delay,
+        'backoff.attempts': event.attempts,
+      });
     } else {
       span.addEvent('backoff.hedge', {
         'backoff.reason': 'hedge',

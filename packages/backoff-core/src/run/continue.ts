@@ -1,0 +1,82 @@
+/**
+ * The runner's part in bodies that survive a cut (`resume`): the caller's body wrapped so that a cut goes on as
+ * more attempts of the same call. Loaded by the runner with `import()`, for a call with `resume` only.
+ */
+
+import { stop } from '../decide/rules.js';
+import { headerGetter } from '../headers.js';
+import type { Outcome } from '../outcome.js';
+import type { Part, ReopenRequest } from '../resume/splicer.js';
+import { partOf, resumeStream } from '../resume/stream.js';
+import { anySignal, isThenable } from '../sleep.js';
+import type { Call } from './call.js';
+import { Stopped } from './roles.js';
+import { attempts, type Client, decide, failed, wait } from './run.js';
+
+/**
+ * `value` with a body that goes on across cuts (`resume`), or `undefined` when its body is not resumed.
+ */
+export async function resumeBody<T>(call: Call, client: Client<T>, value: T): Promise<T | undefined> {
+  const body = client.body?.(value);
+  const options = call.policy.options.resume;
+  if (body === undefined || options === undefined || body.stream === null) return undefined;
+  const open = (response: T): Part => {
+    const next = client.body?.(response);
+    if (next !== undefined) return partOf(next.status, next.header, next.stream);
+    const outcome = client.outcome({ ok: true, value: response });
+    const status = outcome.type === 'response' ? outcome.status : 0;
+    return partOf(status, headerGetter(outcome.type === 'response' ? outcome.headers : undefined), null);
+  };
+  const reopen = continuation(call, client);
+  return resumeStream(body, { method: call.method, reopen, options, signal: client.signal() }, open);
+}
+
+/**
+ * The continuation of a call whose body was cut: the cut decided as the attempt's network failure (the budget,
+ * `retries`, `deadline`, a circuit that opened meanwhile), the wait (the stream's own `retry:` when it asked), then attempts with the
+ * continuation's headers until the decider stops. Resolves with the last answer (the splicer judges it); rejects
+ * with the cut when no retry may go, or with the caller's abort.
+ */
+function continuation<T>(call: Call, client: Client<T>): (request: ReopenRequest) => Promise<T> {
+  /** The headers a continuation set, and the request's own values of them, restored on the next one. */
+  const own = new Map<string, string | null>();
+  return async ({ headers, cause, wait: asked, signal: cancelled }) => {
+    const caller = client.signal();
+    const { signal, release } = anySignal(caller === undefined ? [cancelled] : [caller, cancelled]);
+    const set: Record<string, string | null> = {};
+    for (const [name, value] of own) set[name] = value;
+    for (const name of Object.keys(headers)) {
+      if (!own.has(name)) own.set(name, headerGetter(call.headers)(name) ?? null);
+      set[name] = headers[name] as string;
+    }
+    call.reopen();
+    try {
+      // The attempt that answered failed after all, as a network failure does: decided again, not counted again.
+      call.attempts--;
+      const outcome: Outcome = { type: 'error', kind: 'network', error: cause, redirected: false };
+      const made = decide(call, outcome, signal);
+      let decision = isThenable(made) ? await made : made;
+      if (!decision.retry) throw cause;
+      if (asked !== undefined) {
+        // An event stream's own `retry:` is its wait, as EventSource waits it; within the deadline.
+        if (asked >= call.left()) throw new Stopped('deadline', cause);
+        decision = { ...decision, delay: asked };
+      }
+      await wait(call, decision, failed(call, outcome), signal);
+      call.resumes++;
+      const settled = await attempts(call, client, signal, set);
+      if (settled.ok) return settled.value;
+      // An answer the client rejects (axios: a 416, a final 503) is still the splicer's to judge.
+      const answered = client.outcome(settled);
+      if (answered.type === 'response' && answered.response !== undefined) return answered.response as T;
+      throw settled.error;
+    } catch (error) {
+      if (!(error instanceof Stopped)) throw error;
+      call.last = stop(error.reason, call.asked);
+      call.end(error.reason);
+      throw error.error;
+    } finally {
+      release();
+    }
+  };
+}

@@ -16,13 +16,15 @@ export const INTEGRATION: Readonly<Record<string, 'all' | readonly string[]>> = 
   demo: 'all',
   // The bench at a tiny size: a loopback server.
   benchmarks: ['test/smoke.test.ts'],
-  // A server that holds answers (hedging), and what only a socket does (resets, stalls, keep-alive).
-  'backoff-core': ['test/with-backoff.hedge.test.ts'],
+  // A server that holds answers (hedging), and what only a socket does (resets, stalls, keep-alive); spans and
+  // traceparent as a real server sees them; an attempt a real server stalls.
+  'backoff-core': ['test/attempt-timeout.test.ts', 'test/tracing.test.ts', 'test/with-backoff.hedge.test.ts'],
   'axios-backoff': [
     'test/hedge-1.13.test.ts',
     'test/hedge-1.21.test.ts',
     'test/sockets-1.13.test.ts',
     'test/sockets-1.21.test.ts',
+    'test/tracing.test.ts',
   ],
   'ky-backoff': [
     'test/bodies.test.ts',
@@ -30,6 +32,7 @@ export const INTEGRATION: Readonly<Record<string, 'all' | readonly string[]>> = 
     'test/hooks-stay-bounded.test.ts',
     'test/sockets.test.ts',
     'test/timeouts.test.ts',
+    'test/tracing.test.ts',
   ],
 };
 

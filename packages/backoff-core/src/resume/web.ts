@@ -1,4 +1,5 @@
 import { type HeaderGetter, headerGetter } from '../headers.js';
+import { webResponseBody } from '../web-body.js';
 import { type Part, type ResumeCall, resumable, Splicer } from './splicer.js';
 
 /** A web stream body as the splicer reads it. */
@@ -77,14 +78,5 @@ export function resumeBody(first: Response, call: ResumeCall<Response>): Readabl
  */
 export function resumeResponse(first: Response, call: ResumeCall<Response>): Response {
   const body = resumeBody(first, call);
-  if (body === first.body) return first;
-  const response = new Response(body, {
-    status: first.status,
-    statusText: first.statusText,
-    headers: first.headers,
-  });
-  for (const key of ['url', 'redirected', 'type'] as const) {
-    Object.defineProperty(response, key, { value: first[key], configurable: true });
-  }
-  return response;
+  return body === first.body || body === null ? first : (webResponseBody(first).with(body) as Response);
 }

@@ -38,7 +38,9 @@ export type { Answer, Hold, PaceLimits, Refusal, Reservation } from './pacer-rul
  * - **Cheap when idle.** A key that was never held costs one lookup per send (no allocation), and an answer
  *   that says nothing new costs no write beyond its counters.
  *
- * The operations answer synchronously in this version, as the call loop holds a send synchronously.
+ * - **Sync or not.** Each operation may answer at once (memory) or with a Promise (a shared store: one round trip).
+ *   A store that answers later answers within a bounded time (falling back to local pacing when its server is
+ *   slow or gone): the caller's abort ends the wait at once, and a hold answered after it is given back.
  */
 export interface PacerStore {
   /**
@@ -47,13 +49,19 @@ export interface PacerStore {
    * `limits`: the caller's). Answers a
    * ticket (go now), a `Hold`, or a `Refusal`.
    */
-  reserve(key: string, now: number, within: number, random: () => number, limits: PaceLimits): Reservation;
+  reserve(
+    key: string,
+    now: number,
+    within: number,
+    random: () => number,
+    limits: PaceLimits,
+  ): Reservation | PromiseLike<Reservation>;
   /** Gives back the slot of `hold` on `key`: its send never went. */
-  release(key: string, hold: Hold, now: number): void;
+  release(key: string, hold: Hold, now: number): void | PromiseLike<void>;
   /** Learns from an answer to a send on `key`, at `now`. */
-  learn(key: string, answer: Answer, now: number, limits: PaceLimits): void;
+  learn(key: string, answer: Answer, now: number, limits: PaceLimits): void | PromiseLike<void>;
   /** Ms until a send on `key` may go at `now` by its pace (0: now). Reserves and writes nothing. */
-  read(key: string, now: number): number;
+  read(key: string, now: number): number | PromiseLike<number>;
 }
 
 /** How many keys a memory store keeps at most by default. */

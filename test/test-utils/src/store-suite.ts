@@ -187,14 +187,14 @@ export function describeCircuitStore(
         change: undefined,
       });
       expect(await store.record('o', T, undefined, undefined, false, RULES)).toBeUndefined();
-      expect(await store.read('o')).toBeUndefined();
+      expect(await store.read('o', T)).toBeUndefined();
     });
 
     it('failures trip it: the transition is answered, and calls are refused until the break is over', async () => {
       const store = await make();
       expect(await trip(store)).toEqual({ from: 'closed', to: 'open', at: T, openUntil: T + 5000 });
       expect(await store.admit('o', T + 1000, RULES)).toMatchObject({ admitted: false, nextProbeIn: 4000 });
-      expect(await store.read('o')).toMatchObject({ state: 'open', openUntil: T + 5000, opens: 1 });
+      expect(await store.read('o', T)).toMatchObject({ state: 'open', openUntil: T + 5000, opens: 1 });
     });
 
     it('after the break one probe goes, atomically: the circuit turns half-open once, and the next call is refused', async () => {
@@ -241,10 +241,10 @@ export function describeCircuitStore(
       far.openUntil = T + 3_600_000;
       far.restored = true;
       await store.replace(saved);
-      expect(await store.read('o')).toMatchObject({ openUntil: T + 3_600_000 });
-      expect(await store.read('o')).toMatchObject({ openUntil: T + 3_600_000 });
+      expect(await store.read('o', T)).toMatchObject({ openUntil: T + 3_600_000 });
+      expect(await store.read('o', T)).toMatchObject({ openUntil: T + 3_600_000 });
       expect(await store.admit('o', T, RULES)).toMatchObject({ admitted: false, nextProbeIn: 5000 });
-      expect(await store.read('o')).toMatchObject({ openUntil: T + 5000, restored: false });
+      expect(await store.read('o', T)).toMatchObject({ openUntil: T + 5000, restored: false });
     });
 
     it('origins are kept apart, and entries list what is kept', async () => {

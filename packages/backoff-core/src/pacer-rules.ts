@@ -22,6 +22,9 @@ const IDLE = 60_000;
 export const SPREAD = 0.05;
 /** The largest time a lane keeps: a reset "too large to represent" still means "later than any cap". */
 const FAR = 2 ** 53 - 1;
+/** A shared lane's first hold after a bare 429, and the most it widens to (ms). */
+export const BARE_PAUSE = 250;
+const BARE_MAX = 60_000;
 
 /**
  * One key's pace: the pure state the rules below read and write, and that a store keeps. Times are ms on the
@@ -63,6 +66,9 @@ export interface Lane {
   seen: number;
   /** Idle this long, the lane is forgotten. */
   forget: number;
+  /** A shared lane's hold after a bare 429, learnt (0: none yet), and when the latest such hold ends. */
+  pause: number;
+  paused: number;
 }
 
 /** What an answer says, for `learn`: plain data, so that a store can apply it in one atomic step. */
@@ -135,6 +141,8 @@ export function newLane(now: number, stated: number | undefined): Lane {
     count: 0,
     seen: now,
     forget: stated === undefined ? IDLE : forgetAfter(stated),
+    pause: 0,
+    paused: Number.NEGATIVE_INFINITY,
   };
 }
 
@@ -148,10 +156,39 @@ const stepOf = (lane: Lane) =>
   lane.paced && lane.interval !== undefined ? lane.interval : lane.rate === undefined ? 0 : 1000 / lane.rate;
 
 /**
- * The learning rules, pure: `lane` (a new one when `undefined`) after an answer at `now`. Nothing here is capped:
- * the lane keeps what the server said, and each caller's `reserve` applies its own `maxRetryAfter`.
+ * A bare 429 on a shared lane (no rate stated, no Retry-After, no count): the quota is spent until a time nobody
+ * said, and every process sharing the lane would otherwise keep sending into it until its own rate is cut. The
+ * lane is held for a learnt pause instead: `BARE_PAUSE` at first, doubled (up to a minute) when a send let go
+ * soon after the last pause ended is refused again, kept otherwise. A 429 to a send let go before the last pause
+ * ended is the same signal: it changes nothing.
  */
-export function learn(lane: Lane | undefined, answer: Answer, now: number, limits: PaceLimits): Lane {
+function bare(lane: Lane, sentAt: number, now: number, ticket: number): void {
+  if (sentAt < lane.paused) return;
+  const pause = lane.pause;
+  lane.pause =
+    pause === 0
+      ? BARE_PAUSE
+      : sentAt - lane.paused < Math.max(pause, ROUND)
+        ? Math.min(BARE_MAX, pause * 2)
+        : pause;
+  lane.left = Math.min(lane.left ?? 0, 0);
+  lane.reset = Math.max(lane.reset, Math.min(FAR, now + lane.pause));
+  lane.counted = Math.max(lane.counted, ticket);
+  lane.paused = lane.reset;
+}
+
+/**
+ * The learning rules, pure: `lane` (a new one when `undefined`) after an answer at `now`. Nothing here is capped:
+ * the lane keeps what the server said, and each caller's `reserve` applies its own `maxRetryAfter`. `shared`: the
+ * lane paces several processes or tabs (a bare 429 then holds it for a learnt pause, see `bare`).
+ */
+export function learn(
+  lane: Lane | undefined,
+  answer: Answer,
+  now: number,
+  limits: PaceLimits,
+  shared = false,
+): Lane {
   const { status } = answer;
   const throttled = status === 429;
   // Every answered key gets a lane, so that its first 429 knows the rate of the successes before it.
@@ -186,6 +223,8 @@ export function learn(lane: Lane | undefined, answer: Answer, now: number, limit
     lane.reset = Math.max(lane.reset, Math.min(FAR, now + answer.serverDelay));
     lane.counted = Math.max(lane.counted, ticket);
   }
+  const unstated = answer.serverDelay === undefined && answer.remaining === undefined;
+  if (shared && throttled && unstated && lane.interval === undefined) bare(lane, answer.sentAt, now, ticket);
   if (spent(lane, now)) {
     // Once released, sends go no faster than the stated rate, so that the queue held meanwhile never bursts.
     if (lane.interval !== undefined) lane.paced = true;

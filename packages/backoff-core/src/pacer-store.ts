@@ -76,8 +76,15 @@ export class MemoryPacerStore implements PacerStore {
   readonly #lanes = new Map<string, Lane>();
   readonly #max: number;
 
-  constructor(options: { maxKeys?: number | undefined } = {}) {
+  readonly #shared: boolean;
+
+  /**
+   * `shared`: the store paces several processes or tabs (a `TabStore`'s leader, a test of a shared store): a bare
+   * 429 then holds the key for a learnt pause.
+   */
+  constructor(options: { maxKeys?: number | undefined; shared?: boolean | undefined } = {}) {
     this.#max = range(1e9, 1, 'an integer')(options.maxKeys ?? KEYS, 'maxKeys') as number;
+    this.#shared = options.shared === true;
   }
 
   /** How many keys are kept. */
@@ -127,7 +134,7 @@ export class MemoryPacerStore implements PacerStore {
 
   learn(key: string, answer: Answer, now: number, limits: PaceLimits): void {
     const lane = this.#lane(key, now);
-    const learnt = learn(lane, answer, now, limits);
+    const learnt = learn(lane, answer, now, limits, this.#shared);
     if (lane === undefined) this.#add(key, now, learnt);
   }
 

@@ -2,6 +2,7 @@ import { makeRoom } from './bounded.js';
 import { range } from './check.js';
 import {
   type Answer,
+  confirm,
   type Hold,
   holding,
   idle,
@@ -51,6 +52,19 @@ export interface PacerStore {
    */
   reserve(
     key: string,
+    now: number,
+    within: number,
+    random: () => number,
+    limits: PaceLimits,
+  ): Reservation | PromiseLike<Reservation>;
+  /**
+   * Optional: `hold`'s slot on `key` came due at `now`. Its ticket when its send may go, else a new `Hold` (the
+   * lane was paused meanwhile) or a `Refusal`. A store shared by processes has it, as a pause another process
+   * learns reaches sends already held; without it a hold's send goes when its slot comes.
+   */
+  confirm?(
+    key: string,
+    hold: Hold,
     now: number,
     within: number,
     random: () => number,
@@ -125,6 +139,19 @@ export class MemoryPacerStore implements PacerStore {
       lane = this.#add(key, now, newLane(now, limits.stated));
     }
     return reserve(lane, now, within, random, limits);
+  }
+
+  /** Confirms a hold come due; only a `shared` store pauses (else the hold's send goes, as without `confirm`). */
+  confirm(
+    key: string,
+    hold: Hold,
+    now: number,
+    within: number,
+    random: () => number,
+    limits: PaceLimits,
+  ): Reservation {
+    const lane = this.#shared ? this.#lane(key, now) : undefined;
+    return lane === undefined ? hold.ticket : confirm(lane, hold, now, within, random, limits);
   }
 
   release(key: string, hold: Hold, now: number): void {

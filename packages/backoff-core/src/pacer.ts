@@ -248,8 +248,24 @@ export class Pacer<S extends PacerStore = MemoryPacerStore> implements PacerLike
           kept.hold = undefined;
           if (held !== undefined) settle(store.release(kept.key, held, now()));
         };
+        // A hold over: a shared store confirms it (a pause another process learnt meanwhile holds it again).
+        const confirm =
+          store.confirm === undefined
+            ? undefined
+            : (within: number): Held | undefined | Promise<Held | undefined> => {
+                const due = kept.hold;
+                if (due === undefined) return undefined;
+                const at = now();
+                kept.hold = undefined;
+                kept.sentAt = at;
+                const reserved = store.confirm?.(kept.key, due, at, within, random, limits) ?? due.ticket;
+                return isThenable(reserved)
+                  ? Promise.resolve(reserved).then((late) => held(late, within, now()))
+                  : held(reserved, within, at);
+              };
         return {
           gate: hold,
+          ...(confirm === undefined ? {} : { confirm }),
           release,
           // A hedge goes only when it can go at once: a held one would spend the quota for nothing.
           admitsCopy: () => {

@@ -55,6 +55,27 @@ const sha1 = (text: string) => createHash('sha1').update(text).digest('hex');
 const arg = (value: number | undefined): string =>
   value === undefined ? '' : Number.isFinite(value) ? String(value) : value > 0 ? '1e999' : '-1e999';
 
+/** A reservation from a script's answer: `[now, 'go', ticket]`, or a hold's or a refusal's fields. */
+function reservation(answer: string[]): Pacer.StoreReservation {
+  const [, type, ticket, slot, delay, reason, limit] = answer;
+  if (type === 'go') return Number(ticket);
+  if (type === 'refused') {
+    return {
+      type: 'refused',
+      delay: Number(delay),
+      reason: reason as Pacer.StoreRefusal['reason'],
+      limit: limit as Pacer.StoreRefusal['limit'],
+    };
+  }
+  return {
+    type: 'held',
+    ticket: Number(ticket),
+    slot: Number(slot),
+    delay: Number(delay),
+    reason: reason as Pacer.StoreHold['reason'],
+  };
+}
+
 class TimeoutError extends Error {
   override readonly name = 'TimeoutError';
 }
@@ -74,7 +95,7 @@ function fail(name: string, expected: string, value: unknown): never {
  */
 export class RedisStore {
   /** The store for `new Pacer({ store })`. */
-  readonly pacer: Pacer.Store;
+  readonly pacer: Required<Pacer.Store>;
   /** The store for `new CircuitBreaker({ store })`. */
   readonly breaker: CircuitBreaker.Store;
   readonly #client: RedisClientLike;
@@ -147,8 +168,11 @@ export class RedisStore {
     })();
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = new Promise<never>((_, reject) => {
+      // Past the timeout, one more turn for I/O: after a busy stretch of this process, timers run before the
+      // reply that came meanwhile is read, and a late loop is no slow Redis.
       timer = setTimeout(
-        () => reject(new TimeoutError(`Redis did not answer within ${this.#timeout} ms.`)),
+        () =>
+          setImmediate(() => reject(new TimeoutError(`Redis did not answer within ${this.#timeout} ms.`))),
         this.#timeout,
       );
     });
@@ -205,7 +229,7 @@ export class RedisStore {
     }
   }
 
-  #pacerStore(): Pacer.Store {
+  #pacerStore(): Required<Pacer.Store> {
     const local = this.#localPaces;
     const holds = this.#localHolds;
     const sha = sha1(PACE_SCRIPT);
@@ -226,23 +250,19 @@ export class RedisStore {
           if (typeof reserved !== 'number' && reserved.type === 'held') holds.add(reserved);
           return reserved;
         }
-        const [, type, ticket, slot, delay, reason, limit] = answer;
-        if (type === 'go') return Number(ticket);
-        if (type === 'refused') {
-          return {
-            type: 'refused',
-            delay: Number(delay),
-            reason: reason as Pacer.StoreRefusal['reason'],
-            limit: limit as Pacer.StoreRefusal['limit'],
-          };
-        }
-        return {
-          type: 'held',
-          ticket: Number(ticket),
-          slot: Number(slot),
-          delay: Number(delay),
-          reason: reason as Pacer.StoreHold['reason'],
-        };
+        return reservation(answer);
+      },
+      confirm: async (k, hold, now, within, random, limits) => {
+        if (holds.has(hold)) return local.confirm(k, hold, now, within, random, limits);
+        const r = random();
+        const answer = await run(k, 'confirm', now, [
+          arg(hold.ticket),
+          arg(within),
+          arg(r),
+          arg(limits.maxRetryAfter),
+        ]);
+        // Redis gone meanwhile: the send goes, as it would have without a pause learnt.
+        return answer === undefined ? hold.ticket : reservation(answer);
       },
       release: async (k, hold, now) => {
         if (holds.has(hold)) return local.release(k, hold, now);

@@ -39,13 +39,14 @@ end
 `;
 
 /**
- * KEYS[1]: the lane. ARGV: op ('reserve' | 'release' | 'learn' | 'read'), the caller's now, '1' to run on Redis's
+ * KEYS[1]: the lane. ARGV: op ('reserve' | 'confirm' | 'release' | 'learn' | 'read'), the caller's now, '1' to run on Redis's
  * clock, then the op's own arguments (see the store).
  */
 export const PACE_SCRIPT = `${COMMON}
 local BETA, SCALE, SMOOTH, MIN_RATE, BUCKET, ROUND, IDLE, SPREAD = 0.7, 0.4, 0.8, 0.5, 500, 1000, 60000, 0.05
+local SHARED_BETA = 0.8
 local FAR = 9007199254740991
-local BARE_FIRST, BARE_MAX = 250, 60000
+local BARE_PAUSE, BARE_MAX = 150, 60000
 
 local function forgetAfter(interval) return math.max(1000, interval * 2) end
 
@@ -66,16 +67,18 @@ local function stepOf(l)
 end
 
 local function bare(l, a, now, ticket)
-  -- A bare 429 (no rate stated, no Retry-After): the origin's quota is spent until a time nobody said. The lane
-  -- is held for a learnt pause, doubled when a send let go soon after the last pause is refused again.
+  -- A bare 429 (no rate stated, no Retry-After): the quota is spent until a time nobody said. The lane is held
+  -- for a pause, widened by as much again when a send let go soon after the last pause is refused again.
   local paused = l.paused or NEG
   if a.sentAt < paused then return end
   local pause = l.pause or 0
-  if pause == 0 then pause = BARE_FIRST
-  elseif a.sentAt - paused < math.max(pause, ROUND) then pause = math.min(BARE_MAX, pause * 2) end
-  l.pause = pause
+  if pause ~= 0 and a.sentAt - paused < math.max(pause, ROUND) then
+    l.pause = math.min(BARE_MAX, pause + BARE_PAUSE)
+  else
+    l.pause = BARE_PAUSE
+  end
   l.left = math.min(l.left or 0, 0)
-  l.reset = math.max(l.reset, math.min(FAR, now + pause))
+  l.reset = math.max(l.reset, math.min(FAR, now + l.pause))
   l.counted = math.max(l.counted, ticket)
   l.paused = l.reset
 end
@@ -125,7 +128,9 @@ local function learn(l, a, now, stated)
     local base = math.min(l.rate or math.huge, succeeded)
     l.lastMax = base
     l.lastThrottle = now
-    l.rate = math.max(MIN_RATE, base * BETA)
+    local cut = BETA
+    if a.shared then cut = SHARED_BETA end
+    l.rate = math.max(MIN_RATE, base * cut)
   elseif l.rate ~= nil and a.status < 400 then
     local k = ((l.lastMax * (1 - BETA)) / SCALE) ^ (1 / 3)
     local cubic = SCALE * ((now - l.lastThrottle) / 1000 - k) ^ 3 + l.lastMax
@@ -213,6 +218,14 @@ if op == 'reserve' then
     if stated == nil then return {N(now), 'go', '0'} end
     l = newLane(now, stated)
   end
+  local answer = reserve(l, now, within, r, maxRetryAfter)
+  keep(key, l, now)
+  table.insert(answer, 1, N(now))
+  return answer
+elseif op == 'confirm' then
+  -- A hold come due: its send goes, unless the lane was paused meanwhile (then a new slot after the pause).
+  local ticket, within, r, maxRetryAfter = ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
+  if l == nil or not spent(l, now) then return {N(now), 'go', ticket} end
   local answer = reserve(l, now, within, r, maxRetryAfter)
   keep(key, l, now)
   table.insert(answer, 1, N(now))

@@ -327,6 +327,11 @@ async function gates(call: Call, signal: AbortSignal | undefined): Promise<void>
     const held = isThenable(answer) ? await answer : answer;
     if (held === undefined) continue;
     await hold(call, gate, held, signal);
+    if (gate.confirm !== undefined) {
+      const confirmed = asked(gate, call, signal, true);
+      const again = isThenable(confirmed) ? await confirmed : confirmed;
+      if (again !== undefined) await hold(call, gate, again, signal);
+    }
     // The gates before this one look again: a circuit may have opened during the hold.
     for (let j = 0; j < i; j++) {
       const earlier = features[j] as FeatureCall;
@@ -338,15 +343,16 @@ async function gates(call: Call, signal: AbortSignal | undefined): Promise<void>
 }
 
 /**
- * A gate's answer. One that answers later (a shared store) is awaited under the caller's signal: an abort ends
+ * A gate's answer (or its confirmation of a hold that is over). One that answers later (a shared store) is awaited under the caller's signal: an abort ends
  * the call at once, and a hold reserved after it is given back when it comes.
  */
 function asked(
   gate: FeatureCall,
   call: Call,
   signal: AbortSignal | undefined,
+  confirm = false,
 ): Held | undefined | Promise<Held | undefined> {
-  const answer = gate.gate?.(call.left());
+  const answer = confirm ? gate.confirm?.(call.left()) : gate.gate?.(call.left());
   if (!isThenable(answer)) return answer;
   if (signal === undefined) return Promise.resolve(answer);
   return awaited(answer, signal).catch((error: unknown) => {

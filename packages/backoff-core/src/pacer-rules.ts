@@ -337,8 +337,9 @@ export function reserve(
 
 /**
  * The confirmation rule, pure: `hold`'s slot came due at `now`. Its send goes (the answer is its ticket) unless
- * the lane was paused meanwhile (spent until a reset still ahead: a bare 429 another process met while this send
- * waited); then it takes a new slot after the pause, as `reserve` gives one, and the one it had is gone.
+ * the lane is paused (a bare 429 another process met while this send waited: see `bare`); then it takes a new
+ * slot after the pause, as `reserve` gives one, and the one it had is gone. A quota's count is no pause: the slots
+ * reserved already allowed for it.
  */
 export function confirm(
   lane: Lane,
@@ -348,7 +349,7 @@ export function confirm(
   random: () => number,
   limits: PaceLimits,
 ): Reservation {
-  return spent(lane, now) ? reserve(lane, now, within, random, limits) : hold.ticket;
+  return now < lane.paused ? reserve(lane, now, within, random, limits) : hold.ticket;
 }
 
 /**

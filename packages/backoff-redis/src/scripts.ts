@@ -225,7 +225,7 @@ if op == 'reserve' then
 elseif op == 'confirm' then
   -- A hold come due: its send goes, unless the lane was paused meanwhile (then a new slot after the pause).
   local ticket, within, r, maxRetryAfter = ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
-  if l == nil or not spent(l, now) then return {N(now), 'go', ticket} end
+  if l == nil or now >= (l.paused or NEG) then return {N(now), 'go', ticket} end
   local answer = reserve(l, now, within, r, maxRetryAfter)
   keep(key, l, now)
   table.insert(answer, 1, N(now))

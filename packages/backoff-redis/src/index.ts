@@ -253,8 +253,18 @@ export class RedisStore {
         return reservation(answer);
       },
       confirm: async (k, hold, now, within, random, limits) => {
-        if (holds.has(hold)) return local.confirm(k, hold, now, within, random, limits);
         const r = random();
+        if (holds.has(hold)) {
+          // Held locally while Redis was gone, and Redis is back: the send takes its place in the shared pace.
+          if (this.#down) return local.confirm(k, hold, now, within, () => r, limits);
+          const answer = await run(k, 'reserve', now, [
+            arg(within),
+            arg(r),
+            arg(limits.maxRetryAfter),
+            arg(limits.stated),
+          ]);
+          return answer === undefined ? hold.ticket : reservation(answer);
+        }
         const answer = await run(k, 'confirm', now, [
           arg(hold.ticket),
           arg(within),

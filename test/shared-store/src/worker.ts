@@ -41,7 +41,7 @@ const start = await new Promise<number>((resolve) => {
 process.stdin.pause();
 const sleepUntil = (at: number) =>
   new Promise((resolve) => setTimeout(resolve, Math.max(0, at - Date.now())));
-const calls: Promise<void>[] = [];
+const calls: Promise<unknown>[] = [];
 for (let i = 0; i < config.calls; i++) {
   await sleepUntil(start + config.offset + i * config.interval);
   const started = Date.now();

@@ -25,6 +25,7 @@ export default defineConfig({
         harness: page('harness.html'),
         cors: page('cors.html'),
         offline: page('offline.html'),
+        tabs: page('tabs.html'),
       },
     },
   },

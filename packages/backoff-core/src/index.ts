@@ -20,4 +20,4 @@ export type { RetryReason, StopReason } from './reasons.js';
 export { getBackoffResult } from './result.js';
 export { ResumeError, type ResumeOptions } from './resume/index.js';
 export { parseRetryAfter } from './server-timing.js';
-export { TabStore, type TabStoreOptions } from './tab-store.js';
+export { TabStore } from './tab-store.js';

@@ -262,3 +262,8 @@ export class TabStore {
     };
   }
 }
+
+// The options type, reached through the class (`TabStore.Options`): the main entry stays short.
+export declare namespace TabStore {
+  export type Options = TabStoreOptions;
+}

@@ -14,6 +14,9 @@ export const INTEGRATION: Readonly<Record<string, 'all' | readonly string[]>> = 
   'fault-suite': 'all',
   // Every client through the demo's scenarios, on a real server.
   demo: 'all',
+  // A real redis-server on 127.0.0.1, and fleets of processes sharing it.
+  'backoff-redis': 'all',
+  'shared-store': 'all',
   // The bench at a tiny size: a loopback server.
   benchmarks: ['test/smoke.test.ts'],
   // A server that holds answers (hedging), and what only a socket does (resets, stalls, keep-alive); spans and

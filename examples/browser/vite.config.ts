@@ -26,6 +26,7 @@ export default defineConfig({
         cors: page('cors.html'),
         offline: page('offline.html'),
         resume: page('resume.html'),
+        tabs: page('tabs.html'),
       },
     },
   },

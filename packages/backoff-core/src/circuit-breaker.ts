@@ -12,8 +12,9 @@ import {
 import { type CircuitStore, MemoryCircuitStore } from './circuit-store.js';
 import { failing } from './decide/verdict.js';
 import type { CircuitBreakerLike } from './options.js';
-import { type Feature, type FeatureOptions, Stopped } from './run/roles.js';
+import { type CallView, type Feature, type FeatureCall, type FeatureOptions, Stopped } from './run/roles.js';
 import { describeValue, show } from './show.js';
+import { isThenable } from './sleep.js';
 import { originOf } from './url.js';
 
 export type { CircuitState } from './circuit-rules.js';
@@ -30,8 +31,17 @@ export interface CircuitStateChange {
   readonly openUntil: number | undefined;
 }
 
+/** What a breaker's store-backed method answers: at once from a store that answers at once, else a Promise. */
+export type CircuitAnswer<S extends CircuitStore, T> =
+  ReturnType<S['admit']> extends PromiseLike<unknown> ? Promise<T> : T;
+
+/** `value`, or what it resolves to, through `then`: at once when it is no Promise. */
+function after<V, R>(value: V | PromiseLike<V>, then: (value: V) => R): R | Promise<R> {
+  return isThenable(value) ? Promise.resolve(value).then(then) : then(value as V);
+}
+
 /** Options of a `CircuitBreaker`. Every one is optional; the defaults are explained in the README. */
-export interface CircuitBreakerOptions {
+export interface CircuitBreakerOptions<S extends CircuitStore = CircuitStore> {
   /**
    * Trip when at least this share of the calls in `window` failed (and there were `minimumCalls`). `1` trips
    * only at 100 %; `false` turns the ratio rule off (the consecutive rule alone).
@@ -77,7 +87,7 @@ export interface CircuitBreakerOptions {
    * processes or tabs one view of each backend. See `CircuitBreaker.Store` for what a store must do.
    * @default a `CircuitBreaker.MemoryStore` (1,000 origins at most)
    */
-  store?: CircuitStore | undefined;
+  store?: S | undefined;
 }
 
 /** One origin's circuit, as saved by `toJSON()`. Times are the breaker's clock (ms since the epoch by default). */
@@ -164,7 +174,7 @@ function time(now: unknown, name: string): number {
  * Share one instance between clients (pass it as `circuitBreaker`) to give them one view of each backend. Time
  * comes from the policy's `now`, so it runs on an injected clock in tests.
  */
-export class CircuitBreaker implements CircuitBreakerLike {
+export class CircuitBreaker<S extends CircuitStore = MemoryCircuitStore> implements CircuitBreakerLike {
   /** The default store: every origin's circuit in this process's memory (at most `maxOrigins`, 1,000 by default). */
   static readonly MemoryStore = MemoryCircuitStore;
   readonly #rules: CircuitRules;
@@ -172,7 +182,7 @@ export class CircuitBreaker implements CircuitBreakerLike {
   readonly #store: CircuitStore;
   readonly #listeners = new Set<(change: CircuitStateChange) => void>();
 
-  constructor(options: CircuitBreakerOptions = {}) {
+  constructor(options: CircuitBreakerOptions<S> = {}) {
     const valid = {
       failureRatio: 0.5,
       minimumCalls: 20,
@@ -232,23 +242,28 @@ export class CircuitBreaker implements CircuitBreakerLike {
    * The state of `origin`'s circuit at `now` (an open circuit whose break is over reads as half-open). It only
    * reads. `now` is the breaker's clock: its policies' `now`, `Date.now()` by default.
    */
-  state(origin: string, now: number = Date.now()): CircuitState {
-    return stateAt(this.#store.read(origin), time(now, 'now'));
+  state(origin: string, now: number = Date.now()): CircuitAnswer<S, CircuitState> {
+    const at = time(now, 'now');
+    return after(this.#store.read(origin, at), (circuit) => stateAt(circuit, at)) as CircuitAnswer<
+      S,
+      CircuitState
+    >;
   }
 
   /**
    * Asks to send a call to `origin` at `now`: `undefined` lets it go (as a probe when half-open: its outcome must
    * then be reported with `record`), a `CircuitOpenError` refuses it.
    */
-  admit(origin: string, now: number = Date.now()): CircuitOpenError | undefined {
-    const admission = this.#store.admit(origin, time(now, 'now'), this.#rules);
-    this.#tell(origin, admission.change);
-    return admission.admitted ? undefined : new CircuitOpenError(origin, admission.nextProbeIn);
+  admit(origin: string, now: number = Date.now()): CircuitAnswer<S, CircuitOpenError | undefined> {
+    return after(this.#store.admit(origin, time(now, 'now'), this.#rules), (admission) => {
+      this.#tell(origin, admission.change);
+      return admission.admitted ? undefined : new CircuitOpenError(origin, admission.nextProbeIn);
+    }) as CircuitAnswer<S, CircuitOpenError | undefined>;
   }
 
-  /** The error for a call to `origin` that may not go now (a retry while the circuit is not closed). */
-  refusal(origin: string, now: number): CircuitOpenError {
-    return new CircuitOpenError(origin, Math.max(0, (this.#store.read(origin)?.openUntil ?? now) - now));
+  /** The error for a call to `origin` that may not go now, from its circuit as read at `now`. */
+  #refusal(origin: string, circuit: Readonly<Circuit> | undefined, now: number): CircuitOpenError {
+    return new CircuitOpenError(origin, Math.max(0, (circuit?.openUntil ?? now) - now));
   }
 
   /**
@@ -257,9 +272,17 @@ export class CircuitBreaker implements CircuitBreakerLike {
    * a probe slot. `serverDelay` is the answer's Retry-After in ms (already capped by `maxRetryAfter`). `probe`
    * says whether the call was admitted while half-open: only probes decide a half-open circuit.
    */
-  record(origin: string, now: number, failed: boolean | undefined, serverDelay?: number, probe = true): void {
+  record(
+    origin: string,
+    now: number,
+    failed: boolean | undefined,
+    serverDelay?: number,
+    probe = true,
+  ): CircuitAnswer<S, void> {
     const at = time(now, 'now');
-    this.#tell(origin, this.#store.record(origin, at, failed, serverDelay, probe, this.#rules));
+    return after(this.#store.record(origin, at, failed, serverDelay, probe, this.#rules), (transition) =>
+      this.#tell(origin, transition),
+    ) as CircuitAnswer<S, void>;
   }
 
   /**
@@ -267,56 +290,86 @@ export class CircuitBreaker implements CircuitBreakerLike {
    * learns from each attempt, and refuses a retry into a circuit that opened. Called by `createBackoff`.
    */
   feature(options: FeatureOptions): Feature {
-    const { now, maxRetryAfter } = options;
+    const { now } = options;
     const store = this.#store;
     const rules = this.#rules;
-    const closed = (origin: string) => stateAt(store.read(origin), now()) === 'closed';
     return {
       start: (call) => {
         const origin = this.origin(call.url);
-        const admission = store.admit(origin, now(), rules);
-        this.#tell(origin, admission.change);
-        if (!admission.admitted) {
-          throw new Stopped('circuit-open', new CircuitOpenError(origin, admission.nextProbeIn));
-        }
-        const { probe } = admission;
-        /** The last attempt: failed (5xx, network, timeout), succeeded (`false`), or neither (`undefined`). */
-        let failed: boolean | undefined;
-        let serverDelay: number | undefined;
-        /** Reported to the circuit already (a failed probe reports at once). */
-        let reported = false;
-        const report = () => {
-          if (reported) return;
-          reported = true;
-          this.#tell(origin, store.record(origin, now(), failed, serverDelay, probe, rules));
-        };
-        return {
-          attempted: (outcome, asked) => {
-            // Only what says the backend is failing counts, and never an answer below 500 (a 429 is a live server).
-            failed =
-              outcome.type === 'response'
-                ? failing(outcome, options)
-                : outcome.kind === 'network' ||
-                  outcome.kind === 'not-sent' ||
-                  outcome.kind === 'timeout' ||
-                  undefined;
-            const delay = outcome.type === 'response' && outcome.status >= 500 ? asked : undefined;
-            serverDelay = delay === undefined ? undefined : Math.min(delay, maxRetryAfter);
-            if (probe && failed) report();
-            return !closed(origin);
-          },
-          // A probe's first attempt was admitted as such; any other send goes only into a closed circuit.
-          gate: () => {
-            if ((probe && call.attempts === 0) || closed(origin)) return undefined;
-            throw new Stopped('circuit-open', this.refusal(origin, now()));
-          },
-          admitsCopy: () => closed(origin),
-          ended: (reason) => {
-            // An aborted call says nothing about the server; it only frees its probe slot.
-            if (reason === 'aborted') failed = undefined;
-            report();
-          },
-        };
+        return after(store.admit(origin, now(), rules), (admission) =>
+          this.#call(origin, admission, call, options),
+        );
+      },
+    };
+  }
+
+  /** One admitted call's part: what it learns from each attempt, and the gate of each retry. */
+  #call(origin: string, admission: Admission, call: CallView, options: FeatureOptions): FeatureCall {
+    const { now, maxRetryAfter } = options;
+    const store = this.#store;
+    const rules = this.#rules;
+    this.#tell(origin, admission.change);
+    if (!admission.admitted) {
+      throw new Stopped('circuit-open', new CircuitOpenError(origin, admission.nextProbeIn));
+    }
+    const { probe } = admission;
+    /** The circuit as last read: a copy (a hedge) is asked about at once, even of a store that answers later. */
+    let wasClosed = !probe;
+    /** The circuit at `now`, read: closed or else the error a send into it gets. */
+    const look = (): CircuitOpenError | undefined | Promise<CircuitOpenError | undefined> => {
+      const at = now();
+      return after(store.read(origin, at), (circuit) => {
+        wasClosed = stateAt(circuit, at) === 'closed';
+        return wasClosed ? undefined : this.#refusal(origin, circuit, at);
+      });
+    };
+    /** The last attempt: failed (5xx, network, timeout), succeeded (`false`), or neither (`undefined`). */
+    let failed: boolean | undefined;
+    let serverDelay: number | undefined;
+    /** Reported to the circuit already (a failed probe reports at once). */
+    let reported = false;
+    const report = () => {
+      if (reported) return;
+      reported = true;
+      const recorded = after(store.record(origin, now(), failed, serverDelay, probe, rules), (transition) =>
+        this.#tell(origin, transition),
+      );
+      // A shared store that failed to answer fell back on its own: nothing is left unhandled.
+      if (isThenable(recorded)) recorded.then(undefined, () => {});
+    };
+    return {
+      attempted: (outcome, asked) => {
+        // Only what says the backend is failing counts, and never an answer below 500 (a 429 is a live server).
+        failed =
+          outcome.type === 'response'
+            ? failing(outcome, options)
+            : outcome.kind === 'network' ||
+              outcome.kind === 'not-sent' ||
+              outcome.kind === 'timeout' ||
+              undefined;
+        const delay = outcome.type === 'response' && outcome.status >= 500 ? asked : undefined;
+        serverDelay = delay === undefined ? undefined : Math.min(delay, maxRetryAfter);
+        if (probe && failed) report();
+        return after(look(), (refusal) => refusal !== undefined);
+      },
+      // A probe's first attempt was admitted as such; any other send goes only into a closed circuit.
+      gate: () => {
+        if (probe && call.attempts === 0) return undefined;
+        return after(look(), (refusal) => {
+          if (refusal === undefined) return undefined;
+          throw new Stopped('circuit-open', refusal);
+        });
+      },
+      admitsCopy: () => {
+        const refusal = look();
+        if (!isThenable(refusal)) return refusal === undefined;
+        refusal.then(undefined, () => {});
+        return wasClosed;
+      },
+      ended: (reason) => {
+        // An aborted call says nothing about the server; it only frees its probe slot.
+        if (reason === 'aborted') failed = undefined;
+        report();
       },
     };
   }
@@ -413,6 +466,7 @@ export class CircuitBreaker implements CircuitBreakerLike {
 // The store types, reached through the class (`CircuitBreaker.Store`, `CircuitBreaker.MemoryStore`): the main
 // entry stays short.
 export declare namespace CircuitBreaker {
+  export type Options<S extends CircuitStore = CircuitStore> = CircuitBreakerOptions<S>;
   export type Store = CircuitStore;
   export type MemoryStore = MemoryCircuitStore;
   /** One origin's circuit, as a store keeps it. */

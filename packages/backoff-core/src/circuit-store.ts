@@ -34,11 +34,13 @@ export type { Admission, Circuit, CircuitRules, CircuitTransition } from './circ
  * - **Cheap when closed.** Admitting a call to a closed circuit, or to an origin with no circuit, allocates
  *   nothing.
  *
- * The operations answer synchronously in this version, as the call loop admits a call synchronously.
+ * - **Sync or not.** `admit`, `record` and `read` may answer at once (memory) or with a Promise (a shared store:
+ *   one round trip), within a bounded time (a shared store falls back to local breaking when its server is slow or
+ *   gone). `entries` and `replace` (snapshots) answer at once: a shared store keeps no snapshot of its own.
  */
 export interface CircuitStore {
   /** Asks to send a call to `origin` at `now`. */
-  admit(origin: string, now: number, rules: CircuitRules): Admission;
+  admit(origin: string, now: number, rules: CircuitRules): Admission | PromiseLike<Admission>;
   /** Records a finished call to `origin` at `now` (see `record` of the rules); answers the transition it made. */
   record(
     origin: string,
@@ -47,9 +49,15 @@ export interface CircuitStore {
     serverDelay: number | undefined,
     probe: boolean,
     rules: CircuitRules,
-  ): CircuitTransition | undefined;
-  /** `origin`'s circuit as it is (none: closed, nothing counted). Must not be changed by the caller. */
-  read(origin: string): Readonly<Circuit> | undefined;
+  ): CircuitTransition | undefined | PromiseLike<CircuitTransition | undefined>;
+  /**
+   * `origin`'s circuit as it is (none: closed, nothing counted), at `now` (a shared store reads its own clock and
+   * answers the circuit on the caller's). Must not be changed by the caller.
+   */
+  read(
+    origin: string,
+    now: number,
+  ): Readonly<Circuit> | undefined | PromiseLike<Readonly<Circuit> | undefined>;
   /** Every circuit kept, for a snapshot (`toJSON`). */
   entries(): Iterable<readonly [string, Readonly<Circuit>]>;
   /** Replaces every circuit with `circuits` (a restored snapshot). */
@@ -106,7 +114,7 @@ export class MemoryCircuitStore implements CircuitStore {
     return record(circuit, now, failed, serverDelay, probe, rules);
   }
 
-  read(origin: string): Readonly<Circuit> | undefined {
+  read(origin: string, _now?: number): Readonly<Circuit> | undefined {
     return this.#circuits.get(origin);
   }
 

@@ -27,3 +27,4 @@ export { getBackoffResult } from './result.js';
 export { ResumeError } from './resume/errors.js';
 export type { ResumeOptions } from './resume/options.js';
 export { parseRetryAfter } from './server-timing.js';
+export { TabStore } from './tab-store.js';

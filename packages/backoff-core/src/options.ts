@@ -29,7 +29,7 @@ export interface MetricsLike extends FeatureSource {
 
 /** What the `pacer` option takes: a `Pacer`. */
 export interface PacerLike extends FeatureSource {
-  nextSend(key: string, now?: number): number;
+  nextSend(key: string, now?: number): number | PromiseLike<number>;
 }
 
 /** What the `hedge` option takes: a `Hedge`. */

@@ -3,6 +3,8 @@ import type { Held } from './events.js';
 // AWS SDK adaptive retry mode (@smithy/util-retry DefaultRateLimiter): beta 0.7, scaleConstant 0.4, smoothing 0.8,
 // minFillRate 0.5 req/s, send rate measured in 0.5 s buckets.
 const BETA = 0.7;
+/** A shared lane's cut: a bare 429 also pauses it (see `bare`), so its rate needs a shallower cut. */
+const SHARED_BETA = 0.8;
 const SCALE = 0.4;
 const SMOOTH = 0.8;
 const MIN_RATE = 0.5;
@@ -22,6 +24,9 @@ const IDLE = 60_000;
 export const SPREAD = 0.05;
 /** The largest time a lane keeps: a reset "too large to represent" still means "later than any cap". */
 const FAR = 2 ** 53 - 1;
+/** A shared lane's hold after a bare 429, the step it widens by on each repeat, and the most it widens to (ms). */
+export const BARE_PAUSE = 150;
+const BARE_MAX = 60_000;
 
 /**
  * One key's pace: the pure state the rules below read and write, and that a store keeps. Times are ms on the
@@ -63,6 +68,9 @@ export interface Lane {
   seen: number;
   /** Idle this long, the lane is forgotten. */
   forget: number;
+  /** A shared lane's hold after a bare 429, learnt (0: none yet), and when the latest such hold ends. */
+  pause: number;
+  paused: number;
 }
 
 /** What an answer says, for `learn`: plain data, so that a store can apply it in one atomic step. */
@@ -135,6 +143,8 @@ export function newLane(now: number, stated: number | undefined): Lane {
     count: 0,
     seen: now,
     forget: stated === undefined ? IDLE : forgetAfter(stated),
+    pause: 0,
+    paused: Number.NEGATIVE_INFINITY,
   };
 }
 
@@ -148,10 +158,37 @@ const stepOf = (lane: Lane) =>
   lane.paced && lane.interval !== undefined ? lane.interval : lane.rate === undefined ? 0 : 1000 / lane.rate;
 
 /**
- * The learning rules, pure: `lane` (a new one when `undefined`) after an answer at `now`. Nothing here is capped:
- * the lane keeps what the server said, and each caller's `reserve` applies its own `maxRetryAfter`.
+ * A bare 429 on a shared lane (no rate stated, no Retry-After, no count): the quota is spent until a time nobody
+ * said, and every process sharing the lane would otherwise keep sending into it until its own rate is cut. The
+ * lane is held for a learnt pause instead: `BARE_PAUSE`, widened by as much again (up to a minute) each time a
+ * send let go soon after the last pause ended is refused again (the quota's window had not reset yet), back to
+ * `BARE_PAUSE` for a 429 that comes later. A 429 to a send let go before the last pause ended is the same signal:
+ * it changes nothing. Measured on a fixed 1 s window, this keeps 429s under a quarter of what each process's own
+ * AIMD meets, and the rate within a few percent of the quota.
  */
-export function learn(lane: Lane | undefined, answer: Answer, now: number, limits: PaceLimits): Lane {
+function bare(lane: Lane, sentAt: number, now: number, ticket: number): void {
+  if (sentAt < lane.paused) return;
+  const pause = lane.pause;
+  const repeat = pause !== 0 && sentAt - lane.paused < Math.max(pause, ROUND);
+  lane.pause = repeat ? Math.min(BARE_MAX, pause + BARE_PAUSE) : BARE_PAUSE;
+  lane.left = Math.min(lane.left ?? 0, 0);
+  lane.reset = Math.max(lane.reset, Math.min(FAR, now + lane.pause));
+  lane.counted = Math.max(lane.counted, ticket);
+  lane.paused = lane.reset;
+}
+
+/**
+ * The learning rules, pure: `lane` (a new one when `undefined`) after an answer at `now`. Nothing here is capped:
+ * the lane keeps what the server said, and each caller's `reserve` applies its own `maxRetryAfter`. `shared`: the
+ * lane paces several processes or tabs (a bare 429 then holds it for a learnt pause, see `bare`).
+ */
+export function learn(
+  lane: Lane | undefined,
+  answer: Answer,
+  now: number,
+  limits: PaceLimits,
+  shared = false,
+): Lane {
   const { status } = answer;
   const throttled = status === 429;
   // Every answered key gets a lane, so that its first 429 knows the rate of the successes before it.
@@ -186,6 +223,8 @@ export function learn(lane: Lane | undefined, answer: Answer, now: number, limit
     lane.reset = Math.max(lane.reset, Math.min(FAR, now + answer.serverDelay));
     lane.counted = Math.max(lane.counted, ticket);
   }
+  const unstated = answer.serverDelay === undefined && answer.remaining === undefined;
+  if (shared && throttled && unstated && lane.interval === undefined) bare(lane, answer.sentAt, now, ticket);
   if (spent(lane, now)) {
     // Once released, sends go no faster than the stated rate, so that the queue held meanwhile never bursts.
     if (lane.interval !== undefined) lane.paced = true;
@@ -205,7 +244,7 @@ export function learn(lane: Lane | undefined, answer: Answer, now: number, limit
     );
     lane.lastMax = base;
     lane.lastThrottle = now;
-    lane.rate = Math.max(MIN_RATE, base * BETA);
+    lane.rate = Math.max(MIN_RATE, base * (shared ? SHARED_BETA : BETA));
   } else if (lane.rate !== undefined && status < 400) {
     // CUBIC growth back towards the rate before the cut, then beyond; at most twice the measured rate.
     const k = Math.cbrt((lane.lastMax * (1 - BETA)) / SCALE);
@@ -294,6 +333,23 @@ export function reserve(
   const spread = Math.floor((r >= 0 && r < 1 ? r : 1) * Math.min(step, maxRetryAfter) * SPREAD);
   const delay = Math.min(wait + spread, Math.max(wait, Math.min(within, maxRetryAfter)));
   return { type: 'held', ticket, slot, delay, reason };
+}
+
+/**
+ * The confirmation rule, pure: `hold`'s slot came due at `now`. Its send goes (the answer is its ticket) unless
+ * the lane is paused (a bare 429 another process met while this send waited: see `bare`); then it takes a new
+ * slot after the pause, as `reserve` gives one, and the one it had is gone. A quota's count is no pause: the slots
+ * reserved already allowed for it.
+ */
+export function confirm(
+  lane: Lane,
+  hold: Hold,
+  now: number,
+  within: number,
+  random: () => number,
+  limits: PaceLimits,
+): Reservation {
+  return now < lane.paused ? reserve(lane, now, within, random, limits) : hold.ticket;
 }
 
 /**

@@ -2,6 +2,7 @@ import { makeRoom } from './bounded.js';
 import { range } from './check.js';
 import {
   type Answer,
+  confirm,
   type Hold,
   holding,
   idle,
@@ -38,7 +39,9 @@ export type { Answer, Hold, PaceLimits, Refusal, Reservation } from './pacer-rul
  * - **Cheap when idle.** A key that was never held costs one lookup per send (no allocation), and an answer
  *   that says nothing new costs no write beyond its counters.
  *
- * The operations answer synchronously in this version, as the call loop holds a send synchronously.
+ * - **Sync or not.** Each operation may answer at once (memory) or with a Promise (a shared store: one round trip).
+ *   A store that answers later answers within a bounded time (falling back to local pacing when its server is
+ *   slow or gone): the caller's abort ends the wait at once, and a hold answered after it is given back.
  */
 export interface PacerStore {
   /**
@@ -47,13 +50,32 @@ export interface PacerStore {
    * `limits`: the caller's). Answers a
    * ticket (go now), a `Hold`, or a `Refusal`.
    */
-  reserve(key: string, now: number, within: number, random: () => number, limits: PaceLimits): Reservation;
+  reserve(
+    key: string,
+    now: number,
+    within: number,
+    random: () => number,
+    limits: PaceLimits,
+  ): Reservation | PromiseLike<Reservation>;
+  /**
+   * Optional: `hold`'s slot on `key` came due at `now`. Its ticket when its send may go, else a new `Hold` (the
+   * lane was paused meanwhile) or a `Refusal`. A store shared by processes has it, as a pause another process
+   * learns reaches sends already held; without it a hold's send goes when its slot comes.
+   */
+  confirm?(
+    key: string,
+    hold: Hold,
+    now: number,
+    within: number,
+    random: () => number,
+    limits: PaceLimits,
+  ): Reservation | PromiseLike<Reservation>;
   /** Gives back the slot of `hold` on `key`: its send never went. */
-  release(key: string, hold: Hold, now: number): void;
+  release(key: string, hold: Hold, now: number): void | PromiseLike<void>;
   /** Learns from an answer to a send on `key`, at `now`. */
-  learn(key: string, answer: Answer, now: number, limits: PaceLimits): void;
+  learn(key: string, answer: Answer, now: number, limits: PaceLimits): void | PromiseLike<void>;
   /** Ms until a send on `key` may go at `now` by its pace (0: now). Reserves and writes nothing. */
-  read(key: string, now: number): number;
+  read(key: string, now: number): number | PromiseLike<number>;
 }
 
 /** How many keys a memory store keeps at most by default. */
@@ -68,8 +90,15 @@ export class MemoryPacerStore implements PacerStore {
   readonly #lanes = new Map<string, Lane>();
   readonly #max: number;
 
-  constructor(options: { maxKeys?: number | undefined } = {}) {
+  readonly #shared: boolean;
+
+  /**
+   * `shared`: the store paces several processes or tabs (a `TabStore`'s leader, a test of a shared store): a bare
+   * 429 then holds the key for a learnt pause.
+   */
+  constructor(options: { maxKeys?: number | undefined; shared?: boolean | undefined } = {}) {
     this.#max = range(1e9, 1, 'an integer')(options.maxKeys ?? KEYS, 'maxKeys') as number;
+    this.#shared = options.shared === true;
   }
 
   /** How many keys are kept. */
@@ -112,6 +141,19 @@ export class MemoryPacerStore implements PacerStore {
     return reserve(lane, now, within, random, limits);
   }
 
+  /** Confirms a hold come due; only a `shared` store pauses (else the hold's send goes, as without `confirm`). */
+  confirm(
+    key: string,
+    hold: Hold,
+    now: number,
+    within: number,
+    random: () => number,
+    limits: PaceLimits,
+  ): Reservation {
+    const lane = this.#shared ? this.#lane(key, now) : undefined;
+    return lane === undefined ? hold.ticket : confirm(lane, hold, now, within, random, limits);
+  }
+
   release(key: string, hold: Hold, now: number): void {
     const lane = this.#lanes.get(key);
     if (lane !== undefined) release(lane, hold, now);
@@ -119,7 +161,7 @@ export class MemoryPacerStore implements PacerStore {
 
   learn(key: string, answer: Answer, now: number, limits: PaceLimits): void {
     const lane = this.#lane(key, now);
-    const learnt = learn(lane, answer, now, limits);
+    const learnt = learn(lane, answer, now, limits, this.#shared);
     if (lane === undefined) this.#add(key, now, learnt);
   }
 

@@ -7,6 +7,7 @@ import { MemoryPacerStore, type PacerStore } from './pacer-store.js';
 import { type Feature, type FeatureOptions, Stopped } from './run/roles.js';
 import { parseRateQuota } from './server-timing.js';
 import { describeValue } from './show.js';
+import { isThenable } from './sleep.js';
 import { originOf } from './url.js';
 
 /** What a request looks like to `key`. */
@@ -25,8 +26,17 @@ export interface PacerQuota {
   readonly window: number;
 }
 
+/** What a store's read answers: at once from a store that answers at once, else a Promise. */
+export type StoreAnswer<S extends { read(...args: never[]): unknown }, T> =
+  ReturnType<S['read']> extends PromiseLike<unknown> ? Promise<T> : T;
+
+/** A store's write answered later: it fails on its own (a shared store falls back), never unhandled. */
+const settle = (written: void | PromiseLike<void>) => {
+  if (isThenable(written)) written.then(undefined, () => {});
+};
+
 /** Options of a `Pacer`. */
-export interface PacerOptions {
+export interface PacerOptions<S extends PacerStore = PacerStore> {
   /**
    * The key of a request's quota: requests with one key share one pace. For a quota per token or per partition.
    * After a redirect, the answer is learnt into the key of the URL that answered: `key` is asked again with that
@@ -47,7 +57,7 @@ export interface PacerOptions {
    * or tabs as one. See `Pacer.Store` for what a store must do.
    * @default a `Pacer.MemoryStore` (1,000 keys at most)
    */
-  store?: PacerStore | undefined;
+  store?: S | undefined;
 }
 
 /**
@@ -137,7 +147,7 @@ const CHECKS = {
  * such a call fails at once, sending nothing. Share one instance between clients (the `pacer` option) to pace
  * them together. A key it was never throttled on costs a Map lookup per send and a count per answer.
  */
-export class Pacer implements PacerLike {
+export class Pacer<S extends PacerStore = MemoryPacerStore> implements PacerLike {
   /** The error a call fails with when a hold would pass its deadline or `maxRetryAfter` (`'ERR_PACER_DEADLINE'`). */
   static readonly DeadlineError = PacerDeadlineError;
   /** The default store: every key's pace in this process's memory (at most `maxKeys`, 1,000 by default). */
@@ -147,7 +157,7 @@ export class Pacer implements PacerLike {
   readonly #stated: number | undefined;
   readonly #store: PacerStore;
 
-  constructor(options: PacerOptions = {}) {
+  constructor(options: PacerOptions<S> = {}) {
     const valid = checked(options, CHECKS, 'Pacer', 'the Pacer options to be an object', 'pacer.') as {
       key?: (request: PacedRequest) => string;
       quota?: number;
@@ -171,8 +181,8 @@ export class Pacer implements PacerLike {
    * Ms until a send to `key` may go by its pace, at `now` (the policy's clock; ms since the epoch by default): 0
    * when it may go now. It reserves nothing.
    */
-  nextSend(key: string, now: number = Date.now()): number {
-    return this.#store.read(key, now);
+  nextSend(key: string, now: number = Date.now()): StoreAnswer<S, number> {
+    return this.#store.read(key, now) as StoreAnswer<S, number>;
   }
 
   /**
@@ -197,11 +207,17 @@ export class Pacer implements PacerLike {
           ticket: 0,
           hold: undefined,
         };
-        const hold = (within: number): Held | undefined => {
+        const hold = (within: number): Held | undefined | Promise<Held | undefined> => {
           const at = now();
           kept.sentAt = at;
           kept.hold = undefined;
           const reserved = store.reserve(kept.key, at, within, random, limits);
+          // A shared store answers later: the clock moved on meanwhile, and the hold counts from its answer.
+          return isThenable(reserved)
+            ? Promise.resolve(reserved).then((late) => held(late, within, now()))
+            : held(reserved, within, at);
+        };
+        const held = (reserved: Reservation, within: number, at: number): Held | undefined => {
           if (typeof reserved === 'number') {
             kept.ticket = reserved;
             return undefined;
@@ -225,15 +241,40 @@ export class Pacer implements PacerLike {
         const release = () => {
           const held = kept.hold;
           kept.hold = undefined;
-          if (held !== undefined) store.release(kept.key, held, now());
+          if (held !== undefined) settle(store.release(kept.key, held, now()));
         };
+        // A hold over: a shared store confirms it (a pause another process learnt meanwhile holds it again).
+        const confirm =
+          store.confirm === undefined
+            ? undefined
+            : (within: number): Held | undefined | Promise<Held | undefined> => {
+                const due = kept.hold;
+                if (due === undefined) return undefined;
+                const at = now();
+                kept.hold = undefined;
+                kept.sentAt = at;
+                const reserved = store.confirm?.(kept.key, due, at, within, random, limits) ?? due.ticket;
+                return isThenable(reserved)
+                  ? Promise.resolve(reserved).then((late) => held(late, within, now()))
+                  : held(reserved, within, at);
+              };
         return {
           gate: hold,
+          ...(confirm === undefined ? {} : { confirm }),
           release,
           // A hedge goes only when it can go at once: a held one would spend the quota for nothing.
           admitsCopy: () => {
             try {
-              if (hold(0) === undefined) return true;
+              const asked = hold(0);
+              if (asked === undefined) return true;
+              // A shared store cannot answer at once: no copy, and what it reserves meanwhile goes back.
+              if (isThenable(asked)) {
+                asked.then(
+                  (late) => late !== undefined && release(),
+                  () => {},
+                );
+                return false;
+              }
               release();
               return false;
             } catch {
@@ -260,7 +301,7 @@ export class Pacer implements PacerLike {
               reset: quota?.reset,
               interval: quota?.interval,
             };
-            store.learn(key, answer, at, limits);
+            settle(store.learn(key, answer, at, limits));
             return undefined;
           },
           // A call that ends while its send is still held gives the slot back.
@@ -274,7 +315,7 @@ export class Pacer implements PacerLike {
 // The option and event types, reached through the class (`Pacer.Options`, `Pacer.HoldEvent`,
 // `Pacer.DeadlineError`, `Pacer.Store`): the main entry stays short.
 export declare namespace Pacer {
-  export type Options = PacerOptions;
+  export type Options<S extends PacerStore = PacerStore> = PacerOptions<S>;
   export type Quota = PacerQuota;
   export type HoldEvent = PacerHoldEvent;
   export type DeadlineError = PacerDeadlineError;

@@ -46,6 +46,7 @@ describe('the public surface', () => {
       'Pacer',
       'ResumeError',
       'RetryBudget',
+      'TabStore',
       'createBackoff',
       'getBackoffResult',
       'parseRetryAfter',
@@ -53,7 +54,7 @@ describe('the public surface', () => {
     ]);
   });
 
-  it('the main entry, types included, is 33 names a user can hold in their head', () => {
+  it('the main entry, types included, is 36 names a user can hold in their head', () => {
     expect(exportedNames('index.ts').sort()).toEqual([
       'AttemptContext',
       'Backoff',
@@ -86,6 +87,7 @@ describe('the public surface', () => {
       'RetryReason',
       'ShouldRetryContext',
       'StopReason',
+      'TabStore',
       'createBackoff',
       'getBackoffResult',
       'parseRetryAfter',

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   type Answer,
+  BARE_PAUSE,
+  confirm,
   type Hold,
   type Lane,
   learn,
@@ -288,5 +290,86 @@ describe('MemoryPacerStore: bounded', () => {
     expect(() => new MemoryPacerStore({ maxKeys: 0 })).toThrow(
       'Expected `maxKeys` to be an integer from 1 to 1000000000, got 0.',
     );
+  });
+});
+
+describe('a shared lane: bare 429s pause it, and a hold come due is confirmed', () => {
+  const bare = (sentAt: number) => answer(429, {}, { sentAt });
+
+  it('a bare 429 holds a shared lane for BARE_PAUSE; a lane of one process is not held so', () => {
+    const shared = learn(undefined, bare(NOW - 5), NOW, LIMITS, true);
+    expect(waitOf(shared, NOW)).toBe(BARE_PAUSE);
+    expect(reserve(shared, NOW, Infinity, half, LIMITS)).toMatchObject({
+      type: 'held',
+      slot: NOW + BARE_PAUSE,
+    });
+    const own = learn(undefined, bare(NOW - 5), NOW, LIMITS);
+    expect(waitOf(own, NOW)).toBe(0);
+  });
+
+  it('a 429 to a send let go soon after the pause ended widens it by as much again; one much later starts over', () => {
+    const lane = learn(undefined, bare(NOW - 5), NOW, LIMITS, true);
+    const ended = NOW + BARE_PAUSE;
+    learn(lane, bare(ended + 10), ended + 15, LIMITS, true);
+    expect(waitOf(lane, ended + 15)).toBe(2 * BARE_PAUSE);
+    const again = ended + 15 + 2 * BARE_PAUSE;
+    learn(lane, bare(again + 10), again + 15, LIMITS, true);
+    expect(waitOf(lane, again + 15)).toBe(3 * BARE_PAUSE);
+    // Seconds later: the window it learnt is long gone, the pause starts over.
+    const later = again + 10_000;
+    learn(lane, bare(later), later + 5, LIMITS, true);
+    expect(waitOf(lane, later + 5)).toBe(BARE_PAUSE);
+  });
+
+  it('a 429 to a send let go before the pause ended is the same signal: the pause stays as it was', () => {
+    const lane = learn(undefined, bare(NOW - 5), NOW, LIMITS, true);
+    learn(lane, bare(NOW - 2), NOW + 20, LIMITS, true);
+    expect(waitOf(lane, NOW + 20)).toBe(BARE_PAUSE - 20);
+  });
+
+  it('a 429 that states its wait, or a lane with a stated rate, is not paused by the rule', () => {
+    const told = learn(undefined, answer(429, {}, { serverDelay: 2000 }), NOW, LIMITS, true);
+    expect(waitOf(told, NOW)).toBe(2000);
+    const stated = learn(undefined, answer(429, {}), NOW, { maxRetryAfter: 60_000, stated: 100 }, true);
+    expect(stated.pause).toBe(0);
+  });
+
+  it('a hold come due goes with its ticket, unless the lane was paused meanwhile: then a new slot after it', () => {
+    // Throttled to 10 per second by 429s: the second send is held for the next slot.
+    const lane = newLane(NOW, undefined);
+    lane.rate = 10;
+    reserve(lane, NOW, Infinity, () => 0, LIMITS);
+    const hold = reserve(lane, NOW, Infinity, () => 0, LIMITS) as Hold;
+    expect(confirm(lane, hold, hold.slot, Infinity, () => 0, LIMITS)).toBe(hold.ticket);
+    // Another process met a bare 429 just before this one's slot came.
+    const other = reserve(lane, NOW, Infinity, () => 0, LIMITS) as Hold;
+    learn(lane, bare(other.slot - 2), other.slot - 1, LIMITS, true);
+    const again = confirm(lane, other, other.slot, Infinity, () => 0, LIMITS);
+    expect(again).toMatchObject({ type: 'held' });
+    expect((again as Hold).slot).toBeGreaterThanOrEqual(other.slot - 1 + BARE_PAUSE);
+  });
+
+  it("a quota's count is no pause: a hold come due on a spent count goes, its slot allowed for it", () => {
+    const limits: PaceLimits = { maxRetryAfter: 60_000, stated: undefined };
+    const lane = learn(
+      undefined,
+      answer(200, { ratelimit: '"d";r=0;t=1', 'ratelimit-policy': '"d";q=10;w=1' }),
+      NOW,
+      limits,
+      true,
+    );
+    const hold = reserve(lane, NOW, Infinity, () => 0, limits) as Hold;
+    expect(hold).toMatchObject({ type: 'held', slot: NOW + 1000 });
+    expect(confirm(lane, hold, hold.slot, Infinity, () => 0, limits)).toBe(hold.ticket);
+  });
+
+  it('the memory store pauses only when shared', () => {
+    const key = 'https://api.test';
+    const own = new MemoryPacerStore();
+    own.learn(key, bare(NOW - 5), NOW, LIMITS);
+    expect(own.read(key, NOW)).toBe(0);
+    const shared = new MemoryPacerStore({ shared: true });
+    shared.learn(key, bare(NOW - 5), NOW, LIMITS);
+    expect(shared.read(key, NOW)).toBe(BARE_PAUSE);
   });
 });

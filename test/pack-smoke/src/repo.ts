@@ -8,7 +8,12 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..')
 
 /** The packages that are published, in dependency order (the core first). */
 export const PUBLISHED = ['backoff-core', 'axios-backoff', 'ky-backoff'] as const;
-export type PublishedName = (typeof PUBLISHED)[number];
+/**
+ * Every package `check:packages` checks: the published ones and backoff-redis (published too, but left out of the
+ * install smoke test, whose fixture has no Redis to talk to).
+ */
+export const CHECKED = [...PUBLISHED, 'backoff-redis'] as const;
+export type PublishedName = (typeof CHECKED)[number];
 
 export function packageDir(name: PublishedName): string {
   return join(ROOT, 'packages', name);

@@ -24,6 +24,7 @@ const READMES = [
   'packages/axios-backoff/README.md',
   'packages/axios-backoff/MIGRATING.md',
   'packages/ky-backoff/README.md',
+  'packages/backoff-redis/README.md',
   'packages/ky-backoff/MIGRATING.md',
 ];
 const TSC = join(dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin/tsc');

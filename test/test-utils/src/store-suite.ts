@@ -167,9 +167,14 @@ const RULES: CircuitBreaker.StoreRules = {
   halfOpenProbes: 1,
 };
 
+/**
+ * `snapshots: false` for a store shared by processes: its circuits live on its server, and `entries` / `replace`
+ * (a snapshot of one process's memory) are not its to keep.
+ */
 export function describeCircuitStore(
   name: string,
   make: () => CircuitBreaker.Store | Promise<CircuitBreaker.Store>,
+  { snapshots = true }: { snapshots?: boolean } = {},
 ): void {
   describe(`circuit store contract: ${name}`, () => {
     /** Trips `origin`'s circuit at `T` (two failures in a row). */
@@ -187,14 +192,14 @@ export function describeCircuitStore(
         change: undefined,
       });
       expect(await store.record('o', T, undefined, undefined, false, RULES)).toBeUndefined();
-      expect(await store.read('o')).toBeUndefined();
+      expect(await store.read('o', T)).toBeUndefined();
     });
 
     it('failures trip it: the transition is answered, and calls are refused until the break is over', async () => {
       const store = await make();
       expect(await trip(store)).toEqual({ from: 'closed', to: 'open', at: T, openUntil: T + 5000 });
       expect(await store.admit('o', T + 1000, RULES)).toMatchObject({ admitted: false, nextProbeIn: 4000 });
-      expect(await store.read('o')).toMatchObject({ state: 'open', openUntil: T + 5000, opens: 1 });
+      expect(await store.read('o', T)).toMatchObject({ state: 'open', openUntil: T + 5000, opens: 1 });
     });
 
     it('after the break one probe goes, atomically: the circuit turns half-open once, and the next call is refused', async () => {
@@ -230,24 +235,34 @@ export function describeCircuitStore(
       expect(await store.admit('o', T + 15_200, RULES)).toMatchObject({ admitted: true, probe: false });
     });
 
-    it('read changes nothing: a restored circuit is clamped by the next admission only', async () => {
+    it.runIf(snapshots)(
+      'read changes nothing: a restored circuit is clamped by the next admission only',
+      async () => {
+        const store = await make();
+        await trip(store);
+        const saved = new Map<string, CircuitBreaker.StoreCircuit>(
+          [...(await store.entries())].map(([origin, circuit]) => [origin, structuredClone(circuit)]),
+        );
+        const far = saved.get('o');
+        if (far === undefined) throw new Error('The tripped circuit is not among the entries.');
+        far.openUntil = T + 3_600_000;
+        far.restored = true;
+        await store.replace(saved);
+        expect(await store.read('o', T)).toMatchObject({ openUntil: T + 3_600_000 });
+        expect(await store.read('o', T)).toMatchObject({ openUntil: T + 3_600_000 });
+        expect(await store.admit('o', T, RULES)).toMatchObject({ admitted: false, nextProbeIn: 5000 });
+        expect(await store.read('o', T)).toMatchObject({ openUntil: T + 5000, restored: false });
+      },
+    );
+
+    it('origins are kept apart', async () => {
       const store = await make();
-      await trip(store);
-      const saved = new Map<string, CircuitBreaker.StoreCircuit>(
-        [...(await store.entries())].map(([origin, circuit]) => [origin, structuredClone(circuit)]),
-      );
-      const far = saved.get('o');
-      if (far === undefined) throw new Error('The tripped circuit is not among the entries.');
-      far.openUntil = T + 3_600_000;
-      far.restored = true;
-      await store.replace(saved);
-      expect(await store.read('o')).toMatchObject({ openUntil: T + 3_600_000 });
-      expect(await store.read('o')).toMatchObject({ openUntil: T + 3_600_000 });
-      expect(await store.admit('o', T, RULES)).toMatchObject({ admitted: false, nextProbeIn: 5000 });
-      expect(await store.read('o')).toMatchObject({ openUntil: T + 5000, restored: false });
+      await trip(store, 'a');
+      expect(await store.admit('a', T, RULES)).toMatchObject({ admitted: false });
+      expect(await store.admit('b', T, RULES)).toMatchObject({ admitted: true });
     });
 
-    it('origins are kept apart, and entries list what is kept', async () => {
+    it.runIf(snapshots)('entries list what is kept', async () => {
       const store = await make();
       await trip(store, 'a');
       await store.record('b', T, false, undefined, false, RULES);

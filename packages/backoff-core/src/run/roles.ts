@@ -49,6 +49,11 @@ export interface FeatureCall {
    * what remains of the deadline, in ms.
    */
   gate?(left: number): Held | undefined | PromiseLike<Held | undefined>;
+  /**
+   * A hold this feature asked for is over, before its send: hold again (what held it changed meanwhile: a shared
+   * lane paused by another process's 429), or none. Asked once per hold.
+   */
+  confirm?(left: number): Held | undefined | PromiseLike<Held | undefined>;
   /** A hold this feature asked for was cut short (the caller aborted): give back what it reserved. */
   release?(hold: Held): void;
   /** Whether a copy of the attempt in flight may go now (a hedge): `true` reserves what it needs. */

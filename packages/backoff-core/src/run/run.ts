@@ -227,7 +227,7 @@ function judge(call: Call, outcome: Outcome, signal: AbortSignal | undefined): D
   }
   // A feature whose store answers later (a shared one): the verdict waits for every feature's word.
   if (pending.length > 0) {
-    return Promise.all(pending).then((answers) =>
+    return awaited(Promise.all(pending), signal).then((answers) =>
       verdicts(call, outcome, asked, refused || answers.some(Boolean), signal, options.now()),
     );
   }
@@ -330,18 +330,47 @@ async function gates(call: Call, signal: AbortSignal | undefined): Promise<void>
   if (features === undefined) return;
   for (let i = 0; i < features.length; i++) {
     const gate = features[i] as FeatureCall;
-    const asked = gate.gate?.(call.left());
-    const held = isThenable(asked) ? await asked : asked;
+    const answer = asked(gate, call, signal);
+    const held = isThenable(answer) ? await answer : answer;
     if (held === undefined) continue;
     await hold(call, gate, held, signal);
+    if (gate.confirm !== undefined) {
+      const confirmed = asked(gate, call, signal, true);
+      const again = isThenable(confirmed) ? await confirmed : confirmed;
+      if (again !== undefined) await hold(call, gate, again, signal);
+    }
     // The gates before this one look again: a circuit may have opened during the hold.
     for (let j = 0; j < i; j++) {
       const earlier = features[j] as FeatureCall;
-      const asked = earlier.gate?.(call.left());
-      const again = isThenable(asked) ? await asked : asked;
+      const answer = asked(earlier, call, signal);
+      const again = isThenable(answer) ? await answer : answer;
       if (again !== undefined) await hold(call, earlier, again, signal);
     }
   }
+}
+
+/**
+ * A gate's answer (or its confirmation of a hold that is over). One that answers later (a shared store) is awaited under the caller's signal: an abort ends
+ * the call at once, and a hold reserved after it is given back when it comes.
+ */
+function asked(
+  gate: FeatureCall,
+  call: Call,
+  signal: AbortSignal | undefined,
+  confirm = false,
+): Held | undefined | Promise<Held | undefined> {
+  const answer = confirm ? gate.confirm?.(call.left()) : gate.gate?.(call.left());
+  if (!isThenable(answer)) return answer;
+  if (signal === undefined) return Promise.resolve(answer);
+  return awaited(answer, signal).catch((error: unknown) => {
+    if (signal.aborted) {
+      answer.then(
+        (late) => late !== undefined && gate.release?.(late),
+        () => {},
+      );
+    }
+    throw error;
+  });
 }
 
 /** What a retry's wait needs of the attempt that failed, kept apart so that the attempt itself can be let go. */
@@ -755,29 +784,25 @@ interface Begun {
  * the headers as they will be sent), every feature told. At once, unless a feature's start answers later (a shared
  * store): then a Promise of it.
  */
-function begin(
-  policy: Policy,
-  request: RequestDescription,
-  stamp: Stamp | undefined,
-): Begun | Promise<Begun> {
+function begin(policy: Policy, request: RequestDescription, stamp: Stamp | undefined): Begun | Later {
   const call = new Call(policy, request);
   if (call.key !== undefined && stamp !== undefined) {
     call.sent(stamp(policy.options.idempotencyKeyHeader, call.key));
   }
   const parts: (FeatureCall | undefined | PromiseLike<FeatureCall | undefined>)[] = [];
   let refusal: Stopped | undefined;
-  let later = false;
+  let async = false;
   for (const feature of policy.features) {
     try {
       const part = feature.start(call);
-      later ||= isThenable(part);
+      async ||= isThenable(part);
       parts.push(part);
     } catch (error) {
       refusal ??= refused(error);
     }
   }
-  if (!later) return started(call, parts as (FeatureCall | undefined)[], refusal);
-  return Promise.allSettled(parts).then((settled) => {
+  if (!async) return started(call, parts as (FeatureCall | undefined)[], refusal);
+  const later = Promise.allSettled(parts).then((settled) => {
     const features: (FeatureCall | undefined)[] = [];
     for (const part of settled) {
       if (part.status === 'fulfilled') features.push(part.value);
@@ -785,7 +810,11 @@ function begin(
     }
     return started(call, features, refusal);
   });
+  return Object.assign(later, { call });
 }
+
+/** A call whose features start later (a shared store): the call itself is there at once, to end it on an abort. */
+type Later = Promise<Begun> & { readonly call: Call };
 
 /** Why a feature refused a call: an open circuit's `Stopped`, or a callback of the feature's that failed (a key). */
 const refused = (error: unknown): Stopped =>
@@ -833,11 +862,26 @@ export async function runCall<T>(
   stamp?: Stamp,
 ): Promise<T> {
   const begun = begin(policy, request, stamp);
-  const { call, refusal } = isThenable(begun) ? await begun : begun;
+  const signal = client.signal();
+  let started: Begun;
+  if (isThenable(begun)) {
+    try {
+      started = await untilAborted(begun, signal);
+    } catch (error) {
+      if (!signal?.aborted) throw error;
+      // Aborted while a feature's store answered: the call ends now, and its features hear it when they start.
+      const reason = stoppedBy(abortReason(signal));
+      begun.then(
+        (late) => late.call.end(reason.reason),
+        () => {},
+      );
+      return interrupted(begun.call, client, reason);
+    }
+  } else started = begun;
+  const { call, refusal } = started;
   if (refusal !== undefined) return interrupted(call, client, refusal);
   // Aborted before it began: nothing is sent, and the call ends here and now (a client that rejected the request
   // itself, as axios does, counts it so before its caller hears of it).
-  const signal = client.signal();
   if (signal?.aborted) return interrupted(call, client, stoppedBy(abortReason(signal)));
   try {
     return await loop(call, client);

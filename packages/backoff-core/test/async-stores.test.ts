@@ -1,0 +1,127 @@
+import { CircuitBreaker, Pacer, withBackoff } from 'backoff-core';
+import { describe, expect, it, vi } from 'vitest';
+
+// A store shared by processes answers with a Promise (one round trip). These prove that the runner waits for it
+// only as long as the caller lets it: an abort ends the call at once, and nothing it reserved stays reserved.
+
+const LIMITS = { maxRetryAfter: 60_000, stated: undefined };
+
+/** A pacer store whose every answer comes only when the test says so. */
+function lateStore() {
+  const memory = new Pacer.MemoryStore();
+  const pending: Array<() => void> = [];
+  const release = vi.fn();
+  const store: Pacer.Store = {
+    reserve: (...args) => new Promise((resolve) => pending.push(() => resolve(memory.reserve(...args)))),
+    release,
+    learn: (...args) => memory.learn(...args),
+    read: (...args) => Promise.resolve(memory.read(...args)),
+  };
+  return { store, memory, pending, release };
+}
+
+const ok = () => Promise.resolve(new Response('ok'));
+
+describe('a store that answers later', () => {
+  it('a send waits for its reservation, and goes once it is answered', async () => {
+    const { store, pending } = lateStore();
+    const fetch = vi.fn(ok);
+    const call = withBackoff(fetch, { pacer: new Pacer({ store }) })('https://api.test/a');
+    await vi.waitFor(() => expect(pending).toHaveLength(1));
+    expect(fetch).not.toHaveBeenCalled();
+    pending[0]?.();
+    await expect(call).resolves.toMatchObject({ status: 200 });
+    expect(fetch).toHaveBeenCalledTimes(1);
+  });
+
+  it('an abort while the reservation is unanswered ends the call at once, nothing sent', async () => {
+    const { store, pending } = lateStore();
+    const fetch = vi.fn(ok);
+    const controller = new AbortController();
+    const call = withBackoff(fetch, { pacer: new Pacer({ store }) })('https://api.test/a', {
+      signal: controller.signal,
+    });
+    await vi.waitFor(() => expect(pending).toHaveLength(1));
+    controller.abort(new Error('gone'));
+    await expect(call).rejects.toThrow('gone');
+    expect(fetch).not.toHaveBeenCalled();
+  });
+
+  it('a hold answered after the abort is given back', async () => {
+    const { store, memory, pending, release } = lateStore();
+    // The key's quota is spent for 1 s: the reservation the store answers late is a hold.
+    memory.learn(
+      'https://api.test',
+      {
+        status: 200,
+        ticket: 0,
+        sentAt: Date.now(),
+        serverDelay: undefined,
+        remaining: 0,
+        reset: 1000,
+        interval: 100,
+      },
+      Date.now(),
+      LIMITS,
+    );
+    const controller = new AbortController();
+    const call = withBackoff(ok, { pacer: new Pacer({ store }) })('https://api.test/a', {
+      signal: controller.signal,
+    });
+    await vi.waitFor(() => expect(pending).toHaveLength(1));
+    controller.abort(new Error('gone'));
+    await expect(call).rejects.toThrow('gone');
+    expect(release).not.toHaveBeenCalled();
+    pending[0]?.();
+    await vi.waitFor(() => expect(release).toHaveBeenCalledTimes(1));
+    expect(release.mock.calls[0]?.[1]).toMatchObject({ type: 'held' });
+  });
+
+  it("an abort while a breaker's store admits ends the call at once; the call's end reaches the store later", async () => {
+    const memory = new CircuitBreaker.MemoryStore();
+    let admit: (() => void) | undefined;
+    const record = vi.fn(() => undefined);
+    const store: CircuitBreaker.Store = {
+      admit: (...args) =>
+        new Promise((resolve) => {
+          admit = () => resolve(memory.admit(...args));
+        }),
+      record,
+      read: (origin) => Promise.resolve(memory.read(origin)),
+      entries: () => memory.entries(),
+      replace: (circuits) => memory.replace(circuits),
+    };
+    const fetch = vi.fn(ok);
+    const controller = new AbortController();
+    const call = withBackoff(fetch, { circuitBreaker: new CircuitBreaker({ store }) })('https://api.test/a', {
+      signal: controller.signal,
+    });
+    await vi.waitFor(() => expect(admit).toBeDefined());
+    controller.abort(new Error('gone'));
+    await expect(call).rejects.toThrow('gone');
+    expect(fetch).not.toHaveBeenCalled();
+    admit?.();
+    // An aborted call says nothing of the server: it is recorded as neither a failure nor a success.
+    await vi.waitFor(() => expect(record).toHaveBeenCalledTimes(1));
+    const [origin, , failed] = record.mock.calls[0] as unknown[];
+    expect([origin, failed]).toEqual(['https://api.test', undefined]);
+  });
+
+  it('a breaker whose store answers later refuses calls into an open circuit, and its state reads later too', async () => {
+    const memory = new CircuitBreaker.MemoryStore();
+    const store: CircuitBreaker.Store = {
+      admit: (...args) => Promise.resolve(memory.admit(...args)),
+      record: (...args) => Promise.resolve(memory.record(...args)),
+      read: (origin) => Promise.resolve(memory.read(origin)),
+      entries: () => memory.entries(),
+      replace: (circuits) => memory.replace(circuits),
+    };
+    const breaker = new CircuitBreaker({ store, consecutiveFailures: 1 });
+    const fetch = vi.fn(() => Promise.resolve(new Response('down', { status: 500 })));
+    const send = withBackoff(fetch, { circuitBreaker: breaker, retries: 0 });
+    await expect(send('https://api.test/a')).resolves.toMatchObject({ status: 500 });
+    await vi.waitFor(async () => expect(await breaker.state('https://api.test')).toBe('open'));
+    await expect(send('https://api.test/a')).rejects.toMatchObject({ code: 'ERR_CIRCUIT_OPEN' });
+    expect(fetch).toHaveBeenCalledTimes(1);
+  });
+});

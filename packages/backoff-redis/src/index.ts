@@ -1,0 +1,396 @@
+import { createHash } from 'node:crypto';
+import { CircuitBreaker, Pacer } from 'backoff-core';
+import { CIRCUIT_SCRIPT, PACE_SCRIPT } from './scripts.js';
+
+/**
+ * What the store needs of a node-redis client (`createClient()` from `redis`, connected): scripts by SHA, and a
+ * ping to see it back. A cluster or a client of another library with these three methods works too.
+ */
+export interface RedisClientLike {
+  evalSha(sha1: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+  scriptLoad(script: string): Promise<unknown>;
+  ping(): Promise<unknown>;
+  /** node-redis: `false` while it is disconnected (the store then paces locally at once, without waiting). */
+  readonly isReady?: boolean;
+}
+
+/** Passed to `onFallback`: why the store paces and breaks locally for now. */
+export interface RedisFallbackEvent {
+  /** What failed: the error Redis answered with, or a timeout's. */
+  readonly error: unknown;
+}
+
+/** Options of a `RedisStore`. */
+export interface RedisStoreOptions {
+  /** A connected node-redis client (`await createClient({ url }).connect()`), yours to close. */
+  client: RedisClientLike;
+  /**
+   * The start of every key the store writes: one per app (or per quota), so that apps sharing one Redis keep
+   * apart. The keys are `${prefix}pace:${key}` and `${prefix}circuit:${origin}`.
+   * @default 'backoff:'
+   */
+  prefix?: string | undefined;
+  /**
+   * How long an operation waits for Redis, in ms: past it, the store paces and breaks locally (in this process's
+   * memory) until Redis answers a ping again. A call never waits on Redis longer than this.
+   * @default 250
+   */
+  timeout?: number | undefined;
+  /** How often a ping asks whether Redis is back while the store works locally, in ms. @default 500 */
+  probeInterval?: number | undefined;
+  /** Called once when Redis stops answering (the store works locally from then on). @default undefined */
+  onFallback?: ((event: RedisFallbackEvent) => void) | undefined;
+  /** Called once when Redis answers again (the store is shared again). @default undefined */
+  onResume?: (() => void) | undefined;
+  /**
+   * Whose clock the scripts run by: `'redis'` (its `TIME`: every process agrees on one clock) or `'caller'`
+   * (the `now` each operation is given: for tests on a virtual clock).
+   * @default 'redis'
+   */
+  clock?: 'redis' | 'caller' | undefined;
+}
+
+const sha1 = (text: string) => createHash('sha1').update(text).digest('hex');
+/** A number as Lua reads it: Infinity included. */
+const arg = (value: number | undefined): string =>
+  value === undefined ? '' : Number.isFinite(value) ? String(value) : value > 0 ? '1e999' : '-1e999';
+
+/** A reservation from a script's answer: `[now, 'go', ticket]`, or a hold's or a refusal's fields. */
+function reservation(answer: string[]): Pacer.StoreReservation {
+  const [, type, ticket, slot, delay, reason, limit] = answer;
+  if (type === 'go') return Number(ticket);
+  if (type === 'refused') {
+    return {
+      type: 'refused',
+      delay: Number(delay),
+      reason: reason as Pacer.StoreRefusal['reason'],
+      limit: limit as Pacer.StoreRefusal['limit'],
+    };
+  }
+  return {
+    type: 'held',
+    ticket: Number(ticket),
+    slot: Number(slot),
+    delay: Number(delay),
+    reason: reason as Pacer.StoreHold['reason'],
+  };
+}
+
+class TimeoutError extends Error {
+  override readonly name = 'TimeoutError';
+}
+
+function fail(name: string, expected: string, value: unknown): never {
+  throw new TypeError(
+    `Expected \`${name}\` to be ${expected}, got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}.`,
+  );
+}
+
+/**
+ * One quota and one view of each backend across processes: a store for the `Pacer` (`store.pacer`) and the
+ * `CircuitBreaker` (`store.breaker`) in Redis. Each operation is one atomic round trip (a Lua script run by
+ * EVALSHA, on Redis's clock); keys expire once idle. When Redis is slow or gone, every operation falls back to
+ * this process's memory within `timeout` (250 ms by default), `onFallback` is told once, and a ping every
+ * `probeInterval` brings the store back (`onResume`) without a restart.
+ */
+export class RedisStore {
+  /** The store for `new Pacer({ store })`. */
+  readonly pacer: Required<Pacer.Store>;
+  /** The store for `new CircuitBreaker({ store })`. */
+  readonly breaker: CircuitBreaker.Store;
+  readonly #client: RedisClientLike;
+  readonly #prefix: string;
+  readonly #timeout: number;
+  readonly #probeInterval: number;
+  readonly #onFallback: ((event: RedisFallbackEvent) => void) | undefined;
+  readonly #onResume: (() => void) | undefined;
+  readonly #server: string;
+  /** Working locally since Redis stopped answering. */
+  #down = false;
+  #probe: ReturnType<typeof setTimeout> | undefined;
+  readonly #localPaces = new Pacer.MemoryStore({ shared: true });
+  readonly #localCircuits = new CircuitBreaker.MemoryStore();
+  /** Holds reserved locally: given back locally. */
+  readonly #localHolds = new WeakSet<Pacer.StoreHold>();
+
+  constructor(options: RedisStoreOptions) {
+    if (typeof options !== 'object' || options === null)
+      fail('options', 'an object with a `client`', options);
+    const { client, prefix = 'backoff:', timeout = 250, probeInterval = 500, clock = 'redis' } = options;
+    if (typeof client?.evalSha !== 'function' || typeof client.scriptLoad !== 'function') {
+      fail('client', 'a connected node-redis client (createClient() from `redis`)', client);
+    }
+    if (typeof prefix !== 'string') fail('prefix', 'a string', prefix);
+    if (!(timeout > 0 && Number.isFinite(timeout))) fail('timeout', 'a number of ms above 0', timeout);
+    if (!(probeInterval > 0 && Number.isFinite(probeInterval))) {
+      fail('probeInterval', 'a number of ms above 0', probeInterval);
+    }
+    if (clock !== 'redis' && clock !== 'caller') fail('clock', "'redis' or 'caller'", clock);
+    this.#client = client;
+    this.#prefix = prefix;
+    this.#timeout = timeout;
+    this.#probeInterval = probeInterval;
+    this.#onFallback = options.onFallback;
+    this.#onResume = options.onResume;
+    this.#server = clock === 'redis' ? '1' : '0';
+    this.pacer = this.#pacerStore();
+    this.breaker = this.#circuitStore();
+  }
+
+  /** Whether the store works locally for now (Redis slow or gone). */
+  get local(): boolean {
+    return this.#down;
+  }
+
+  /** Stops the ping that looks for Redis while the store works locally (the client is yours to close). */
+  close(): void {
+    clearTimeout(this.#probe);
+    this.#probe = undefined;
+  }
+
+  /** Runs `script` on `key` within the timeout: its answer, or `undefined` when the store works locally. */
+  async #run(script: string, sha: string, key: string, args: string[]): Promise<string[] | undefined> {
+    if (this.#down) return undefined;
+    if (this.#client.isReady === false) {
+      this.#fallBack(new Error('The Redis client is not connected.'));
+      return undefined;
+    }
+    const keys = [key];
+    const remote = (async () => {
+      try {
+        return await this.#client.evalSha(sha, { keys, arguments: args });
+      } catch (error) {
+        // Redis restarted or flushed its scripts: load it again, once.
+        if (!String((error as Error)?.message).startsWith('NOSCRIPT')) throw error;
+        await this.#client.scriptLoad(script);
+        return await this.#client.evalSha(sha, { keys, arguments: args });
+      }
+    })();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) => {
+      // Past the timeout, one more turn for I/O: after a busy stretch of this process, timers run before the
+      // reply that came meanwhile is read, and a late loop is no slow Redis.
+      timer = setTimeout(
+        () =>
+          setImmediate(() => reject(new TimeoutError(`Redis did not answer within ${this.#timeout} ms.`))),
+        this.#timeout,
+      );
+    });
+    try {
+      return (await Promise.race([remote, late])) as string[];
+    } catch (error) {
+      remote.catch(() => {});
+      this.#fallBack(error);
+      return undefined;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  #fallBack(error: unknown): void {
+    if (this.#down) return;
+    this.#down = true;
+    this.#schedule();
+    try {
+      this.#onFallback?.({ error });
+    } catch {
+      // A listener's failure is its own: the store goes on locally.
+    }
+  }
+
+  #schedule(): void {
+    this.#probe = setTimeout(() => this.#ping(), this.#probeInterval);
+    this.#probe.unref?.();
+  }
+
+  async #ping(): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      if (this.#client.isReady === false) throw new Error('not connected');
+      await Promise.race([
+        this.#client.ping(),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new TimeoutError('ping')), this.#timeout);
+        }),
+      ]);
+    } catch {
+      if (this.#probe !== undefined) this.#schedule();
+      return;
+    } finally {
+      clearTimeout(timer);
+    }
+    if (this.#probe === undefined) return;
+    this.#probe = undefined;
+    this.#down = false;
+    try {
+      this.#onResume?.();
+    } catch {
+      // As for onFallback.
+    }
+  }
+
+  #pacerStore(): Required<Pacer.Store> {
+    const local = this.#localPaces;
+    const holds = this.#localHolds;
+    const sha = sha1(PACE_SCRIPT);
+    const key = (k: string) => `${this.#prefix}pace:${k}`;
+    const run = (k: string, op: string, now: number, args: string[]) =>
+      this.#run(PACE_SCRIPT, sha, key(k), [op, arg(now), this.#server, ...args]);
+    return {
+      reserve: async (k, now, within, random, limits) => {
+        const r = random();
+        const answer = await run(k, 'reserve', now, [
+          arg(within),
+          arg(r),
+          arg(limits.maxRetryAfter),
+          arg(limits.stated),
+        ]);
+        if (answer === undefined) {
+          const reserved = local.reserve(k, now, within, () => r, limits);
+          if (typeof reserved !== 'number' && reserved.type === 'held') holds.add(reserved);
+          return reserved;
+        }
+        return reservation(answer);
+      },
+      confirm: async (k, hold, now, within, random, limits) => {
+        const r = random();
+        if (holds.has(hold)) {
+          // Held locally while Redis was gone, and Redis is back: the send takes its place in the shared pace.
+          if (this.#down) return local.confirm(k, hold, now, within, () => r, limits);
+          const answer = await run(k, 'reserve', now, [
+            arg(within),
+            arg(r),
+            arg(limits.maxRetryAfter),
+            arg(limits.stated),
+          ]);
+          return answer === undefined ? hold.ticket : reservation(answer);
+        }
+        const answer = await run(k, 'confirm', now, [
+          arg(hold.ticket),
+          arg(within),
+          arg(r),
+          arg(limits.maxRetryAfter),
+        ]);
+        // Redis gone meanwhile: the send goes, as it would have without a pause learnt.
+        return answer === undefined ? hold.ticket : reservation(answer);
+      },
+      release: async (k, hold, now) => {
+        if (holds.has(hold)) return local.release(k, hold, now);
+        await run(k, 'release', now, [arg(hold.slot)]);
+      },
+      learn: async (k, answer, now, limits) => {
+        const done = await run(k, 'learn', now, [
+          arg(answer.status),
+          arg(answer.ticket),
+          arg(answer.sentAt),
+          arg(answer.serverDelay),
+          arg(answer.remaining),
+          arg(answer.reset),
+          arg(answer.interval),
+          arg(limits.stated),
+          '1',
+        ]);
+        if (done === undefined) local.learn(k, answer, now, limits);
+      },
+      read: async (k, now) => {
+        const answer = await run(k, 'read', now, []);
+        return answer === undefined ? local.read(k, now) : Number(answer[1]);
+      },
+    };
+  }
+
+  #circuitStore(): CircuitBreaker.Store {
+    const local = this.#localCircuits;
+    const sha = sha1(CIRCUIT_SCRIPT);
+    const rulesOf = (rules: CircuitBreaker.StoreRules) => [
+      rules.failureRatio === false ? '' : arg(rules.failureRatio),
+      arg(rules.minimumCalls),
+      arg(rules.window),
+      rules.consecutiveFailures === false ? '' : arg(rules.consecutiveFailures),
+      arg(rules.breakDuration),
+      arg(rules.maxBreakDuration),
+      arg(rules.halfOpenProbes),
+    ];
+    const run = (origin: string, op: string, now: number, args: string[]) =>
+      this.#run(CIRCUIT_SCRIPT, sha, `${this.#prefix}circuit:${origin}`, [
+        op,
+        arg(now),
+        this.#server,
+        ...args,
+      ]);
+    /** A transition from the script's answer at `from`, on the caller's clock (`shift`: Redis's time less it). */
+    const transition = (
+      answer: string[],
+      from: number,
+      shift: number,
+    ): CircuitBreaker.StoreTransition | undefined =>
+      answer.length <= from
+        ? undefined
+        : {
+            from: answer[from] as CircuitBreaker.StoreTransition['from'],
+            to: answer[from + 1] as CircuitBreaker.StoreTransition['to'],
+            at: Number(answer[from + 2]) - shift,
+            openUntil: answer[from + 3] === '' ? undefined : Number(answer[from + 3]) - shift,
+          };
+    return {
+      admit: async (origin, now, rules) => {
+        const answer = await run(origin, 'admit', now, rulesOf(rules));
+        if (answer === undefined) return local.admit(origin, now, rules);
+        const shift = Number(answer[0]) - now;
+        return {
+          admitted: answer[1] === '1',
+          probe: answer[2] === '1',
+          nextProbeIn: Number(answer[3]),
+          change: transition(answer, 4, shift),
+        };
+      },
+      record: async (origin, now, failed, serverDelay, probe, rules) => {
+        const answer = await run(origin, 'record', now, [
+          ...rulesOf(rules),
+          failed === undefined ? '' : failed ? '1' : '0',
+          arg(serverDelay),
+          probe ? '1' : '0',
+        ]);
+        if (answer === undefined) return local.record(origin, now, failed, serverDelay, probe, rules);
+        return transition(answer, 1, Number(answer[0]) - now);
+      },
+      read: async (origin, now) => {
+        // The rules are not read by 'read': placeholders keep the arguments in place.
+        const answer = await run(origin, 'read', now, ['', '1', '10', '', '1', '1', '1']);
+        if (answer === undefined) return local.read(origin);
+        if (answer.length === 1) return undefined;
+        const shift = Number(answer[0]) - now;
+        const at = (i: number) => Number(answer[i]);
+        const starts: number[] = [];
+        const calls: number[] = [];
+        const failures: number[] = [];
+        for (let i = 0; i < 10; i++) {
+          starts.push(at(8 + i * 3) - shift);
+          calls.push(at(9 + i * 3));
+          failures.push(at(10 + i * 3));
+        }
+        return {
+          state: answer[1] as CircuitBreaker.StoreCircuit['state'],
+          openUntil: at(2) - shift,
+          opens: at(3),
+          consecutive: at(4),
+          probes: at(5),
+          successes: at(6),
+          restored: answer[7] === '1',
+          starts,
+          calls,
+          failures,
+        };
+      },
+      // Snapshots are of one process's memory: a shared store's circuits live in Redis.
+      entries: () => local.entries(),
+      replace: (circuits) => {
+        if (circuits.size > 0) {
+          throw new TypeError(
+            'Expected no `initialState` with a RedisStore: the circuits live in Redis, shared by every process. Leave initialState out.',
+          );
+        }
+      },
+    };
+  }
+}

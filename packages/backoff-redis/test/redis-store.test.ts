@@ -1,0 +1,172 @@
+import { CircuitBreaker, Pacer, withBackoff } from 'backoff-core';
+import { createClient } from 'redis';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { RedisStore } from '../src/index.ts';
+import { type RedisServer, startRedisServer } from './support/redis-server.ts';
+
+const LIMITS = { maxRetryAfter: 60_000, stated: undefined };
+
+let server: RedisServer;
+const clients: Array<{ destroy(): void }> = [];
+let app = 0;
+
+/** A connected client of its own, as each process has. */
+async function connect() {
+  const client = createClient({ url: server.url, socket: { reconnectStrategy: () => 50 } });
+  client.on('error', () => {});
+  await client.connect();
+  clients.push(client);
+  return client;
+}
+
+beforeAll(async () => {
+  server = await startRedisServer();
+});
+
+afterAll(async () => {
+  for (const client of clients) client.destroy();
+  await server?.stop();
+});
+
+/** A spent quota for 2 s, then 10 per second, as a RateLimit answer says it. */
+const spent = (now: number) => ({
+  status: 429,
+  ticket: 0,
+  sentAt: now,
+  serverDelay: undefined,
+  remaining: 0,
+  reset: 2000,
+  interval: 100,
+});
+
+describe('RedisStore', () => {
+  it('two processes share one quota: what one learns holds the sends of the other', async () => {
+    const prefix = `share${++app}:`;
+    const one = new RedisStore({ client: await connect(), prefix });
+    const other = new RedisStore({ client: await connect(), prefix });
+    await one.pacer.learn('https://api.test', spent(Date.now()), Date.now(), LIMITS);
+    const reserved = await other.pacer.reserve('https://api.test', Date.now(), Infinity, () => 0, LIMITS);
+    expect(reserved).toMatchObject({ type: 'held', reason: 'rate-limit' });
+    expect((reserved as Pacer.StoreHold).delay).toBeGreaterThan(1900);
+    expect(await other.pacer.read('https://api.test', Date.now())).toBeGreaterThan(1900);
+  });
+
+  it('ten processes reserving together get ten slots, none shared', async () => {
+    const prefix = `slots${++app}:`;
+    const stores = await Promise.all(
+      Array.from({ length: 10 }, async () => new RedisStore({ client: await connect(), prefix })),
+    );
+    await stores[0]?.pacer.learn('k', spent(Date.now()), Date.now(), LIMITS);
+    const reserved = await Promise.all(
+      stores.map((store) => store.pacer.reserve('k', Date.now(), Infinity, () => 0, LIMITS)),
+    );
+    const slots = reserved.map((one) => (one as Pacer.StoreHold).slot);
+    expect(new Set(slots).size).toBe(10);
+  });
+
+  it('keys carry the prefix and expire', async () => {
+    const client = await connect();
+    const store = new RedisStore({ client, prefix: `ttl${++app}:` });
+    await store.pacer.learn('k', spent(Date.now()), Date.now(), LIMITS);
+    await store.breaker.record('https://a.test', Date.now(), true, undefined, false, RULES);
+    const keys = (await client.keys(`ttl${app}:*`)).sort();
+    expect(keys).toEqual([`ttl${app}:circuit:https://a.test`, `ttl${app}:pace:k`]);
+    for (const key of keys) {
+      const ttl = await client.pTTL(key);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(86_400_000);
+    }
+  });
+
+  it('a breaker tripped by one process refuses the calls of another', async () => {
+    const prefix = `trip${++app}:`;
+    const one = new CircuitBreaker({ store: new RedisStore({ client: await connect(), prefix }).breaker });
+    const other = new CircuitBreaker({ store: new RedisStore({ client: await connect(), prefix }).breaker });
+    const down = vi.fn(() => Promise.resolve(new Response('down', { status: 500 })));
+    const send = withBackoff(down, { circuitBreaker: one, retries: 0 });
+    for (let i = 0; i < 5; i++) await send('https://api.test/a');
+    expect(await other.state('https://api.test')).toBe('open');
+    const fetch = vi.fn(() => Promise.resolve(new Response('ok')));
+    await expect(withBackoff(fetch, { circuitBreaker: other })('https://api.test/a')).rejects.toMatchObject({
+      code: 'ERR_CIRCUIT_OPEN',
+    });
+    expect(fetch).not.toHaveBeenCalled();
+  });
+
+  it('a script Redis forgot (a restart, SCRIPT FLUSH) is loaded again', async () => {
+    const client = await connect();
+    const store = new RedisStore({ client, prefix: `flush${++app}:` });
+    await store.pacer.learn('k', spent(Date.now()), Date.now(), LIMITS);
+    await client.scriptFlush();
+    expect(await store.pacer.read('k', Date.now())).toBeGreaterThan(1000);
+    expect(store.local).toBe(false);
+  });
+});
+
+const RULES: CircuitBreaker.StoreRules = {
+  failureRatio: 0.5,
+  minimumCalls: 20,
+  window: 30_000,
+  consecutiveFailures: 2,
+  breakDuration: 5000,
+  maxBreakDuration: 30_000,
+  halfOpenProbes: 1,
+};
+
+describe('RedisStore when Redis is gone', () => {
+  it('a server that never answers: each operation falls back within the timeout, told once', async () => {
+    // A client whose every command hangs, as one to a server that stopped answering.
+    const hang = () => new Promise<never>(() => {});
+    const onFallback = vi.fn();
+    const store = new RedisStore({
+      client: { evalSha: hang, scriptLoad: hang, ping: hang },
+      timeout: 100,
+      onFallback,
+    });
+    const started = performance.now();
+    expect(typeof (await store.pacer.reserve('k', Date.now(), Infinity, Math.random, LIMITS))).toBe('number');
+    expect(performance.now() - started).toBeLessThan(200);
+    expect(store.local).toBe(true);
+    // Local from then on: no wait at all.
+    const again = performance.now();
+    await store.pacer.learn('k', spent(Date.now()), Date.now(), LIMITS);
+    expect(await store.pacer.read('k', Date.now())).toBeGreaterThan(1900);
+    expect(await store.breaker.admit('o', Date.now(), RULES)).toMatchObject({ admitted: true });
+    expect(performance.now() - again).toBeLessThan(20);
+    expect(onFallback).toHaveBeenCalledTimes(1);
+    store.close();
+  });
+
+  it('Redis killed mid-run: calls complete, paced locally; once it is back, the store is shared again', async () => {
+    const own = await startRedisServer();
+    try {
+      const client = createClient({ url: own.url, socket: { reconnectStrategy: () => 50 } });
+      client.on('error', () => {});
+      await client.connect();
+      clients.push(client);
+      const onFallback = vi.fn();
+      const onResume = vi.fn();
+      const store = new RedisStore({ client, prefix: 'killed:', onFallback, onResume, probeInterval: 100 });
+      const pacer = new Pacer({ store: store.pacer });
+      const fetch = vi.fn(() => Promise.resolve(new Response('ok')));
+      const send = withBackoff(fetch, { pacer, deadline: 2000 });
+      await expect(send('https://api.test/a')).resolves.toMatchObject({ status: 200 });
+      await own.kill();
+      const started = performance.now();
+      const answers = await Promise.all(Array.from({ length: 20 }, () => send('https://api.test/a')));
+      expect(answers.every((answer) => answer.status === 200)).toBe(true);
+      expect(performance.now() - started).toBeLessThan(500);
+      expect(onFallback).toHaveBeenCalledTimes(1);
+      await own.restart();
+      await vi.waitFor(() => expect(onResume).toHaveBeenCalledTimes(1), { timeout: 5000, interval: 50 });
+      expect(store.local).toBe(false);
+      // Shared again: what this process learns is in Redis for the others.
+      await store.pacer.learn('https://api.test', spent(Date.now()), Date.now(), LIMITS);
+      const other = new RedisStore({ client, prefix: 'killed:' });
+      expect(await other.pacer.read('https://api.test', Date.now())).toBeGreaterThan(1900);
+      store.close();
+    } finally {
+      await own.stop();
+    }
+  });
+});

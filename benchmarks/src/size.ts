@@ -148,7 +148,7 @@ export const BEFORE: Readonly<Record<string, number>> = {
 
 /** Where the size goes, per core module: what each holds (read from the sources) and how it could shrink. */
 const SIZE_IDEAS: Readonly<Record<string, string>> = {
-  'backoff-core/src/validate.ts':
+  'backoff-core/src/options/validate.ts':
     'the option defaults and their validation with a message naming each option, already one table of ' +
     'checks (check.ts) with short messages; fewer options would be the next cut.',
   'backoff-core/src/run/run.ts':
@@ -158,16 +158,17 @@ const SIZE_IDEAS: Readonly<Record<string, string>> = {
   'backoff-core/src/decide/rules.ts':
     'the method/body/retries/Retry-After gates and the computed wait, then the deadline/circuit/budget limits; ' +
     'each a few lines, with little to cut.',
-  'backoff-core/src/http-date.ts':
+  'backoff-core/src/http/http-date.ts':
     'the three HTTP-date forms as strict regexes, the RFC 850 two-digit-year rule and a round-trip check. ' +
     'IMF-fixdate alone (what servers send) plus `Date.parse` for the rest would be a fraction of it.',
-  'backoff-core/src/server-timing.ts':
+  'backoff-core/src/decide/server-timing.ts':
     'RateLimit, RateLimit-Reset, X-RateLimit-Reset, X-Rate-Limit-Reset and retry-after-ms parsing. Only ' +
     'Retry-After is standard: the others could be an opt-in parser passed in the options (tree-shaken when unused).',
-  'backoff-core/src/budget.ts': 'the RetryBudget class with its own validation messages and `snapshot()`.',
-  'backoff-core/src/outcome.ts':
+  'backoff-core/src/run/budget.ts':
+    'the RetryBudget class with its own validation messages and `snapshot()`.',
+  'backoff-core/src/http/outcome.ts':
     '`classifyError`: about twenty error-code strings in three sets, the TLS-code and fetch-message regexes.',
-  'backoff-core/src/idempotency.ts':
+  'backoff-core/src/decide/idempotency.ts':
     'key generation, including a UUID fallback for runtimes without `crypto.randomUUID` (browsers outside ' +
     'secure contexts); Node >= 22 always has it.',
 };

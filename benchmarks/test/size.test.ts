@@ -35,10 +35,10 @@ describe('a default import holds no code of the features it does not use', () =>
 
   // The check above can fail: each feature's entry does hold its feature's modules.
   it.each([
-    ['Hedge', 'backoff-core/src/hedge.ts'],
-    ['Pacer', 'backoff-core/src/pacer.ts'],
-    ['CircuitBreaker', 'backoff-core/src/circuit-breaker.ts'],
-    ['BackoffMetrics', 'backoff-core/src/metrics.ts'],
+    ['Hedge', 'backoff-core/src/features/hedge.ts'],
+    ['Pacer', 'backoff-core/src/features/pacer/pacer.ts'],
+    ['CircuitBreaker', 'backoff-core/src/features/breaker/circuit-breaker.ts'],
+    ['BackoffMetrics', 'backoff-core/src/features/metrics.ts'],
   ])('with %s, %s is counted, on every package', (feature, module) => {
     expect(FEATURE_MODULES.some((pattern) => pattern.test(module))).toBe(true);
     for (const base of defaults) {

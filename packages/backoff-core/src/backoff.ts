@@ -1,9 +1,9 @@
-import type { RetryBudget } from './budget.js';
-import type { BackoffOptions, ResolvedOptions } from './options.js';
+import { tracing } from './features/tracing/feature.js';
+import type { BackoffOptions, ResolvedOptions } from './options/options.js';
+import { resolveBudget, resolveOptions } from './options/validate.js';
+import type { RetryBudget } from './run/budget.js';
 import type { Policy } from './run/call.js';
 import type { Feature, FeatureSource, Strategy } from './run/roles.js';
-import { tracing } from './tracing/feature.js';
-import { resolveBudget, resolveOptions } from './validate.js';
 
 /** A retry policy: validated options, the budget its requests share, and the features its options brought. */
 export interface Backoff extends Policy {

@@ -1,16 +1,16 @@
 import { type Backoff, createBackoff } from './backoff.js';
-import { replayableBody } from './body.js';
-import type { BackoffResult } from './events.js';
-import type { HeadersLike } from './headers.js';
-import { fetchRedirected } from './not-sent.js';
-import type { BackoffOptions } from './options.js';
-import { classifyError, type Outcome, responseOutcome } from './outcome.js';
-import { attachResult } from './result.js';
-import type { ResponseBody } from './resume/stream.js';
+import type { ResponseBody } from './features/resume/stream.js';
+import { replayableBody } from './http/body.js';
+import type { HeadersLike } from './http/headers.js';
+import { fetchRedirected } from './http/not-sent.js';
+import { classifyError, type Outcome, responseOutcome } from './http/outcome.js';
+import { webResponseBody } from './http/web-body.js';
+import type { BackoffOptions } from './options/options.js';
+import { describeValue } from './options/show.js';
+import type { BackoffResult } from './run/events.js';
+import { attachResult } from './run/result.js';
 import type { Settled } from './run/roles.js';
 import { type Attempt, type Client, runCall } from './run/run.js';
-import { describeValue } from './show.js';
-import { webResponseBody } from './web-body.js';
 
 /**
  * What fetch takes as its first argument. Spelled out rather than the DOM's `RequestInfo | URL`: `RequestInfo`

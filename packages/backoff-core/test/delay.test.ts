@@ -1,8 +1,8 @@
 import type { Jitter } from 'backoff-core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { computeDelay, type DelayOptions, exponentialDelay } from '../src/delay.ts';
-import { MAX_TIMER_DELAY } from '../src/validate.ts';
+import { computeDelay, type DelayOptions, exponentialDelay } from '../src/decide/delay.ts';
+import { MAX_TIMER_DELAY } from '../src/options/validate.ts';
 
 const DEFAULTS: DelayOptions = { baseDelay: 1000, maxDelay: 30_000, factor: 2, jitter: 'full' };
 const opts = (overrides: Partial<DelayOptions> = {}): DelayOptions => ({ ...DEFAULTS, ...overrides });

@@ -12,7 +12,7 @@ import {
 } from 'backoff-core';
 import { type Client, classifyError, runCall, type Settled } from 'backoff-core/adapter';
 import { describe, expect, it } from 'vitest';
-import { ResponseTimes, settlesRace } from '../src/hedge.js';
+import { ResponseTimes, settlesRace } from '../src/features/hedge.js';
 
 type Answer = { status: number; copy: number };
 

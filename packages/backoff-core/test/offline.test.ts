@@ -8,7 +8,7 @@ import {
 } from 'backoff-core';
 import { type Outcome, runCall } from 'backoff-core/adapter';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { browserNetworkStatus } from '../src/network.ts';
+import { browserNetworkStatus } from '../src/run/offline.ts';
 import { ScriptedClient } from './support/calls.ts';
 
 const NOW = Date.UTC(2026, 11, 2, 12, 0, 0);

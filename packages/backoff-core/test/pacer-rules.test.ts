@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { parseRateQuota } from '../src/decide/server-timing.ts';
 import {
   type Answer,
   BARE_PAUSE,
@@ -11,9 +12,8 @@ import {
   release,
   reserve,
   waitOf,
-} from '../src/pacer-rules.ts';
-import { MemoryPacerStore } from '../src/pacer-store.ts';
-import { parseRateQuota } from '../src/server-timing.ts';
+} from '../src/features/pacer/rules.ts';
+import { MemoryPacerStore } from '../src/features/pacer/store.ts';
 
 const NOW = Date.UTC(2026, 11, 2, 12, 0, 0);
 const LIMITS: PaceLimits = { maxRetryAfter: 60_000, stated: undefined };

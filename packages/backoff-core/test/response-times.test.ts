@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ResponseTimes } from '../src/hedge.ts';
+import { ResponseTimes } from '../src/features/hedge.ts';
 
 describe("ResponseTimes (hedge: { delay: 'auto' }): bounded", () => {
   it('keeps at most 1,000 origins, however many answer', () => {

@@ -2,7 +2,7 @@ import { parseRetryAfter } from 'backoff-core';
 import { type HeadersLike, parseHttpDate } from 'backoff-core/adapter';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseRateQuota } from '../src/server-timing.ts';
+import { parseRateQuota } from '../src/decide/server-timing.ts';
 
 // Wed, 02 Dec 2026 12:00:00 GMT: the fixed "now" of every case (a whole second, so epoch seconds are exact).
 const NOW = Date.UTC(2026, 11, 2, 12, 0, 0);

@@ -2,7 +2,7 @@ import { type BackoffOptions, createBackoff, RetryBudget } from 'backoff-core';
 import { type Call, type Decision, type Outcome, startCall } from 'backoff-core/adapter';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_WINDOW, serverWait, serverWaitBound, serverWaitWindow } from '../src/server-wait.ts';
+import { MAX_WINDOW, serverWait, serverWaitBound, serverWaitWindow } from '../src/decide/server-wait.ts';
 import { next as decideNow } from './support/calls.ts';
 
 const fixed = (value: number) => () => value;

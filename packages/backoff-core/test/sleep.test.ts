@@ -1,7 +1,7 @@
 import { getEventListeners } from 'node:events';
 import { sleep, type TimerProvider } from 'backoff-core/adapter';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { abortReason, defaultTimers } from '../src/sleep.ts';
+import { abortReason, defaultTimers } from '../src/run/sleep.ts';
 
 const listeners = (signal: AbortSignal) => getEventListeners(signal, 'abort').length;
 

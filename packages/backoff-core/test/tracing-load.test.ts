@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 
 // Counts the imports of the spans' module: the policy reaches it through a dynamic import only.
 const imports = vi.hoisted(() => ({ spans: 0 }));
-vi.mock('../src/tracing/spans.ts', async (original) => {
+vi.mock('../src/features/tracing/spans.ts', async (original) => {
   imports.spans++;
   return original();
 });

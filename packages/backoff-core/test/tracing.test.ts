@@ -10,7 +10,7 @@ import {
 import { createBackoff, Hedge, Pacer, withBackoff } from 'backoff-core';
 import { runCall } from 'backoff-core/adapter';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { redactedUrl } from '../src/tracing/spans.ts';
+import { redactedUrl } from '../src/features/tracing/spans.ts';
 import { withBackoffDriver } from './support/with-backoff-driver.ts';
 
 describeTracingClient(withBackoffDriver, { wire: 'undici' });

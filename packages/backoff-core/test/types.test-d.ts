@@ -31,7 +31,7 @@ import {
   startCall,
 } from 'backoff-core/adapter';
 import { describe, expectTypeOf, it } from 'vitest';
-import type { Renamed } from '../src/peer-names.ts';
+import type { Renamed } from '../src/options/peer-names.ts';
 
 describe('options', () => {
   it('accepts every documented option with its type', () => {

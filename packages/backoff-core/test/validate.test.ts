@@ -9,9 +9,9 @@ import {
 } from 'backoff-core';
 import { DEFAULTS, startCall } from 'backoff-core/adapter';
 import { describe, expect, it } from 'vitest';
-import type { PeerOptionNames } from '../src/peer-names.ts';
-import { defaultTimers } from '../src/sleep.ts';
-import { MAX_TIMER_DELAY } from '../src/validate.ts';
+import type { PeerOptionNames } from '../src/options/peer-names.ts';
+import { MAX_TIMER_DELAY } from '../src/options/validate.ts';
+import { defaultTimers } from '../src/run/sleep.ts';
 import { next } from './support/calls.ts';
 
 type ErrorClass = typeof TypeError | typeof RangeError;

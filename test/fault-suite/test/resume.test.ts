@@ -8,7 +8,7 @@ import { createBackoff, ResumeError } from 'backoff-core';
 import { type Reopen, type ResolvedOptions, receivedHeaders } from 'backoff-core/adapter';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The runner loads these only for a call with `resume`: no entry exports them.
-import { resumeReadable, resumeResponse } from '../../../packages/backoff-core/src/resume/index.ts';
+import { resumeReadable, resumeResponse } from '../../../packages/backoff-core/src/features/resume/index.ts';
 import {
   eventText,
   ResumeServer,

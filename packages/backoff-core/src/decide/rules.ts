@@ -1,10 +1,10 @@
-import type { RetryKind } from '../budget.js';
-import { MAX_TIMER_DELAY } from '../check.js';
-import { computeDelay, throttlingDelayOptions } from '../delay.js';
-import type { ResolvedOptions } from '../options.js';
-import type { RetryReason, StopReason } from '../reasons.js';
-import { serverWait, serverWaitBound } from '../server-wait.js';
-import { describeValue } from '../show.js';
+import { MAX_TIMER_DELAY } from '../options/check.js';
+import type { ResolvedOptions } from '../options/options.js';
+import { describeValue } from '../options/show.js';
+import type { RetryKind } from '../run/budget.js';
+import { computeDelay, throttlingDelayOptions } from './delay.js';
+import type { RetryReason, StopReason } from './reasons.js';
+import { serverWait, serverWaitBound } from './server-wait.js';
 import type { Verdict } from './verdict.js';
 
 /** Retry: wait `delay` ms, then send attempt `retryNumber + 1`. */

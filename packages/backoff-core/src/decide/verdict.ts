@@ -1,10 +1,10 @@
-import type { HeadersLike } from '../headers.js';
-import { provesNotSent } from '../not-sent.js';
-import type { ResolvedOptions } from '../options.js';
-import type { Outcome } from '../outcome.js';
-import type { RetryReason, StopReason } from '../reasons.js';
-import { parseRetryAfter } from '../server-timing.js';
-import { serverShouldRetry } from '../should-retry-header.js';
+import type { HeadersLike } from '../http/headers.js';
+import { provesNotSent } from '../http/not-sent.js';
+import type { Outcome } from '../http/outcome.js';
+import type { ResolvedOptions } from '../options/options.js';
+import type { RetryReason, StopReason } from './reasons.js';
+import { parseRetryAfter } from './server-timing.js';
+import { serverShouldRetry } from './should-retry-header.js';
 
 /** The default rules' word on one outcome, before `shouldRetry` and the limits. */
 export type Verdict =

@@ -1,10 +1,10 @@
-import type { RetryBudget } from '../budget.js';
+import { checkKey, generateIdempotencyKey, idempotencyKeyProblem } from '../decide/idempotency.js';
+import type { StopReason } from '../decide/reasons.js';
 import type { CallFacts, Decision } from '../decide/rules.js';
-import type { BackoffResult } from '../events.js';
-import { type HeadersLike, headerGetter } from '../headers.js';
-import { checkKey, generateIdempotencyKey, idempotencyKeyProblem } from '../idempotency.js';
-import type { ResolvedOptions } from '../options.js';
-import type { StopReason } from '../reasons.js';
+import { type HeadersLike, headerGetter } from '../http/headers.js';
+import type { ResolvedOptions } from '../options/options.js';
+import type { RetryBudget } from './budget.js';
+import type { BackoffResult } from './events.js';
 import type { CallView, Feature, FeatureCall, Strategy } from './roles.js';
 
 /** One logical request, as the core needs to know it. */

@@ -4,14 +4,14 @@
  */
 
 import { stop } from '../decide/rules.js';
-import { headerGetter } from '../headers.js';
-import type { Outcome } from '../outcome.js';
-import type { Part, ReopenRequest } from '../resume/splicer.js';
-import { partOf, resumeStream } from '../resume/stream.js';
-import { anySignal, isThenable } from '../sleep.js';
+import type { Part, ReopenRequest } from '../features/resume/splicer.js';
+import { partOf, resumeStream } from '../features/resume/stream.js';
+import { headerGetter } from '../http/headers.js';
+import type { Outcome } from '../http/outcome.js';
 import type { Call } from './call.js';
 import { Stopped } from './roles.js';
 import { attempts, type Client, decide, failed, wait } from './run.js';
+import { anySignal, isThenable } from './sleep.js';
 
 /**
  * `value` with a body that goes on across cuts (`resume`), or `undefined` when its body is not resumed.

@@ -4,11 +4,12 @@
  * BackoffMetrics()`, `new Hedge()`): each makes its `Feature` from the policy's options, so a bundle that never
  * creates one holds none of its code. No feature imports the runner or the call: only this module.
  */
-import type { AttemptHeaders, Held } from '../events.js';
-import type { HeadersLike } from '../headers.js';
-import type { Outcome } from '../outcome.js';
-import type { StopReason } from '../reasons.js';
-import type { TimerProvider } from '../sleep.js';
+
+import type { StopReason } from '../decide/reasons.js';
+import type { HeadersLike } from '../http/headers.js';
+import type { Outcome } from '../http/outcome.js';
+import type { AttemptHeaders, Held } from './events.js';
+import type { TimerProvider } from './sleep.js';
 
 /** What a feature sees of a call. */
 export interface CallView {

@@ -8,6 +8,11 @@ import {
   stop,
 } from '../decide/rules.js';
 import { askedDelay, overridden, type Verdict, verdict } from '../decide/verdict.js';
+import type { ResponseBody } from '../features/resume/stream.js';
+import { type HeadersLike, headerGetter } from '../http/headers.js';
+import type { Outcome } from '../http/outcome.js';
+import { describeValue } from '../options/show.js';
+import { Call, type Policy, type RequestDescription } from './call.js';
 import type {
   AttemptContext,
   AttemptHeaders,
@@ -16,14 +21,8 @@ import type {
   Held,
   RetryEvent,
   ShouldRetryContext,
-} from '../events.js';
-import { type HeadersLike, headerGetter } from '../headers.js';
-import { waitForNetwork } from '../network.js';
-import type { Outcome } from '../outcome.js';
-import type { ResponseBody } from '../resume/stream.js';
-import { describeValue } from '../show.js';
-import { abortReason, anySignal, isThenable, sleep, untilAborted } from '../sleep.js';
-import { Call, type Policy, type RequestDescription } from './call.js';
+} from './events.js';
+import { waitForNetwork } from './offline.js';
 import {
   type CallEvent,
   type Copies,
@@ -32,6 +31,7 @@ import {
   type Settled,
   Stopped,
 } from './roles.js';
+import { abortReason, anySignal, isThenable, sleep, untilAborted } from './sleep.js';
 
 // RFC 9110 token characters: what a header name may be made of.
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;

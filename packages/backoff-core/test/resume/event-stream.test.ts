@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EventStream } from '../../src/resume/event-stream.ts';
+import { EventStream } from '../../src/features/resume/event-stream.ts';
 
 const encoder = new TextEncoder();
 // ignoreBOM: a BOM is kept, so the tests see it where it is.

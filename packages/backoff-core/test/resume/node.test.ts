@@ -8,7 +8,7 @@ import {
   receivedHeaders,
   resumeReadable,
   type StreamResponse,
-} from '../../src/resume/index.ts';
+} from '../../src/features/resume/index.ts';
 import { FileServer, pattern } from './memory-server.ts';
 
 /** A fetch Response as axios's http adapter would hand it over with `responseType: 'stream'`. */

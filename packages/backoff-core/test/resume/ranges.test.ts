@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { headerGetter } from '../../src/headers.ts';
 import {
   ifRangeValidator,
   judgeRange,
   parseContentRange,
   rangeBody,
   rangeRequest,
-} from '../../src/resume/ranges.ts';
+} from '../../src/features/resume/ranges.ts';
+import { headerGetter } from '../../src/http/headers.ts';
 
 const headers = (record: Record<string, string>) => headerGetter(record);
 const DATE = 'Wed, 02 Dec 2026 10:00:00 GMT';

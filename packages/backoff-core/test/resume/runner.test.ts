@@ -1,7 +1,7 @@
 import { VirtualClock } from '@backoff/test-utils';
 import { describe, expect, it } from 'vitest';
-import type { RetryEvent } from '../../src/events.ts';
 import { BackoffMetrics, CircuitBreaker, getBackoffResult, withBackoff } from '../../src/index.ts';
+import type { RetryEvent } from '../../src/run/events.ts';
 import { FileServer, pattern, readAll } from './memory-server.ts';
 
 // The runner's side of `resume`, on a virtual clock: a cut is the call's attempt failing as a network failure

@@ -7,7 +7,7 @@ import {
   ResumeError,
   resumeBody,
   resumeResponse,
-} from '../../src/resume/index.ts';
+} from '../../src/features/resume/index.ts';
 import { FileServer, pattern, readAll, source, terminated } from './memory-server.ts';
 
 interface Asked {

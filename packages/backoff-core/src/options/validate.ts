@@ -1,4 +1,7 @@
-import { checkBudget, isRetryBudget, RetryBudget } from './budget.js';
+import { checkResume } from '../features/resume/options.js';
+import { checkBudget, isRetryBudget, RetryBudget } from '../run/budget.js';
+import { browserNetworkStatus } from '../run/offline.js';
+import { defaultTimers } from '../run/sleep.js';
 import {
   type Check,
   checked,
@@ -11,7 +14,6 @@ import {
   report,
   withMethods,
 } from './check.js';
-import { browserNetworkStatus } from './network.js';
 import {
   type BackoffOptions,
   DEFAULT_METHODS,
@@ -20,9 +22,7 @@ import {
   type ResolvedOptions,
 } from './options.js';
 import { type PeerOptionNames, peerOptionHint } from './peer-names.js';
-import { checkResume } from './resume/options.js';
 import { describeValue, show } from './show.js';
-import { defaultTimers } from './sleep.js';
 
 export { MAX_TIMER_DELAY } from './check.js';
 

@@ -1,14 +1,14 @@
-import { checked, fail, fn, range } from './check.js';
-import type { Held, PacerHoldEvent } from './events.js';
-import type { HeadersLike } from './headers.js';
-import type { PacerLike } from './options.js';
-import type { Answer, Hold, Lane, PaceLimits, Refusal, Reservation } from './pacer-rules.js';
-import { MemoryPacerStore, type PacerStore } from './pacer-store.js';
-import { type Feature, type FeatureOptions, Stopped } from './run/roles.js';
-import { parseRateQuota } from './server-timing.js';
-import { describeValue } from './show.js';
-import { isThenable } from './sleep.js';
-import { originOf } from './url.js';
+import { parseRateQuota } from '../../decide/server-timing.js';
+import type { HeadersLike } from '../../http/headers.js';
+import { originOf } from '../../http/url.js';
+import { checked, fail, fn, range } from '../../options/check.js';
+import type { PacerLike } from '../../options/options.js';
+import { describeValue } from '../../options/show.js';
+import type { Held, PacerHoldEvent } from '../../run/events.js';
+import { type Feature, type FeatureOptions, Stopped } from '../../run/roles.js';
+import { isThenable } from '../../run/sleep.js';
+import type { Answer, Hold, Lane, PaceLimits, Refusal, Reservation } from './rules.js';
+import { MemoryPacerStore, type PacerStore } from './store.js';
 
 /** What a request looks like to `key`. */
 export interface PacedRequest {

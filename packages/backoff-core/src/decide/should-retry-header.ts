@@ -1,4 +1,4 @@
-import { type HeadersLike, headerGetter } from './headers.js';
+import { type HeadersLike, headerGetter } from '../http/headers.js';
 
 /**
  * The response headers in which a server says whether its answer may be retried, in the order they are

@@ -1,4 +1,4 @@
-import type { Feature } from '../run/roles.js';
+import type { Feature } from '../../run/roles.js';
 import type { TracerLike } from './otel.js';
 
 type Make = (tracer: TracerLike) => Feature;

@@ -1,4 +1,4 @@
-import type { HeaderGetter } from '../headers.js';
+import type { HeaderGetter } from '../../http/headers.js';
 import { ResumeError, type ResumeErrorCode } from './errors.js';
 import { EventStream } from './event-stream.js';
 import type { ResolvedResumeOptions } from './options.js';

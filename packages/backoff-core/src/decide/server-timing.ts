@@ -1,5 +1,5 @@
-import { type HeadersLike, headerGetter } from './headers.js';
-import { parseHttpDate } from './http-date.js';
+import { type HeadersLike, headerGetter } from '../http/headers.js';
+import { parseHttpDate } from '../http/http-date.js';
 
 // Legacy reset headers have no standard: GitHub sends epoch seconds, others seconds remaining. As ky 2.1 does,
 // a value at or above 2024-01-01T00:00:00Z in epoch seconds is a timestamp, below it a delta. Values at or above

@@ -1,6 +1,6 @@
-import type { HeadersLike } from './headers.js';
-import type { Outcome } from './outcome.js';
-import type { RetryReason, StopReason } from './reasons.js';
+import type { RetryReason, StopReason } from '../decide/reasons.js';
+import type { HeadersLike } from '../http/headers.js';
+import type { Outcome } from '../http/outcome.js';
 
 /**
  * What `shouldRetry` is asked about: one failed attempt. It is never asked about a success by the rules (a status

@@ -4,9 +4,9 @@
  * this module costs a browser bundle nothing it cannot load.
  */
 
-import { type HeaderGetter, type HeadersLike, headerGetter } from '../headers.js';
+import { type HeaderGetter, type HeadersLike, headerGetter } from '../../http/headers.js';
 
-export { receivedHeaders } from '../raw-headers.js';
+export { receivedHeaders } from '../../http/raw-headers.js';
 
 import { type Part, type ResumeCall, resumable, Splicer } from './splicer.js';
 

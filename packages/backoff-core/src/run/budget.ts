@@ -1,4 +1,4 @@
-import { type Check, checked, range } from './check.js';
+import { type Check, checked, range } from '../options/check.js';
 
 /** Options of a `RetryBudget`. */
 export interface RetryBudgetOptions {

@@ -2,7 +2,7 @@
  * What the runner wraps a response's body with when `resume` is set, whatever the client: a web `ReadableStream`
  * (fetch, ky, axios's fetch adapter) or a Node `Readable` (axios's http adapter), continued across cuts.
  */
-import type { HeaderGetter } from '../headers.js';
+import type { HeaderGetter } from '../../http/headers.js';
 import { type NodeReadableLike, nodeStreamPart, readableStreamOf } from './node.js';
 import { type Part, type ResumeCall, resumable, Splicer } from './splicer.js';
 import { webStreamOf, webStreamPart } from './web.js';

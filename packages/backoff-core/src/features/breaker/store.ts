@@ -1,5 +1,5 @@
-import { makeRoom } from './bounded.js';
-import { range } from './check.js';
+import { range } from '../../options/check.js';
+import { makeRoom } from '../bounded.js';
 import {
   ADMITTED,
   type Admission,
@@ -10,9 +10,9 @@ import {
   forgettable,
   newCircuit,
   record,
-} from './circuit-rules.js';
+} from './rules.js';
 
-export type { Admission, Circuit, CircuitRules, CircuitTransition } from './circuit-rules.js';
+export type { Admission, Circuit, CircuitRules, CircuitTransition } from './rules.js';
 
 /**
  * Where a `CircuitBreaker` keeps each origin's circuit, so that processes or tabs can share one view of a

@@ -1,5 +1,5 @@
-import { makeRoom } from './bounded.js';
-import { range } from './check.js';
+import { range } from '../../options/check.js';
+import { makeRoom } from '../bounded.js';
 import {
   type Answer,
   confirm,
@@ -14,9 +14,9 @@ import {
   release,
   reserve,
   waitOf,
-} from './pacer-rules.js';
+} from './rules.js';
 
-export type { Answer, Hold, PaceLimits, Refusal, Reservation } from './pacer-rules.js';
+export type { Answer, Hold, PaceLimits, Refusal, Reservation } from './rules.js';
 
 /**
  * Where a `Pacer` keeps each key's pace (its lane), so that processes or tabs can share one quota. The pacer

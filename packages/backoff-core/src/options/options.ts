@@ -1,4 +1,6 @@
-import type { RetryBudget, RetryBudgetOptions } from './budget.js';
+import type { ResolvedResumeOptions, ResumeOptions } from '../features/resume/options.js';
+import type { TracerLike } from '../features/tracing/otel.js';
+import type { RetryBudget, RetryBudgetOptions } from '../run/budget.js';
 import type {
   AttemptContext,
   DelayContext,
@@ -6,13 +8,11 @@ import type {
   PacerHoldEvent as HoldEvent,
   RetryEvent,
   ShouldRetryContext,
-} from './events.js';
-import type { NetworkStatus } from './network.js';
+} from '../run/events.js';
+import type { NetworkStatus } from '../run/offline.js';
+import type { FeatureSource, StrategySource } from '../run/roles.js';
+import type { TimerProvider } from '../run/sleep.js';
 import type { PeerOptionNames } from './peer-names.js';
-import type { ResolvedResumeOptions, ResumeOptions } from './resume/options.js';
-import type { FeatureSource, StrategySource } from './run/roles.js';
-import type { TimerProvider } from './sleep.js';
-import type { TracerLike } from './tracing/otel.js';
 
 /** What the `circuitBreaker` option takes: a `CircuitBreaker`. */
 export interface CircuitBreakerLike extends FeatureSource {

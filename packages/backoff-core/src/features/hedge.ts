@@ -1,4 +1,6 @@
-import { type Check, checked, fail, range } from './check.js';
+import { originOf } from '../http/url.js';
+import { type Check, checked, fail, range } from '../options/check.js';
+import { describeValue } from '../options/show.js';
 import type {
   CallView,
   Copies,
@@ -7,10 +9,8 @@ import type {
   Settled,
   Strategy,
   StrategySource,
-} from './run/roles.js';
-import { describeValue } from './show.js';
-import { anySignal } from './sleep.js';
-import { originOf } from './url.js';
+} from '../run/roles.js';
+import { anySignal } from '../run/sleep.js';
 
 /** Options of `new Hedge()`: send a copy of an attempt that has not answered after `delay` ms. */
 export interface HedgeOptions {

@@ -1,5 +1,5 @@
-import { type HeaderGetter, headerGetter } from '../headers.js';
-import { webResponseBody } from '../web-body.js';
+import { type HeaderGetter, headerGetter } from '../../http/headers.js';
+import { webResponseBody } from '../../http/web-body.js';
 import { type Part, type ResumeCall, resumable, Splicer } from './splicer.js';
 
 /** A web stream body as the splicer reads it. */

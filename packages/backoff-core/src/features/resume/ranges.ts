@@ -3,8 +3,8 @@
  * continues it. Pure: a response is read through its header getter and status.
  */
 
-import type { HeaderGetter } from '../headers.js';
-import { parseHttpDate } from '../http-date.js';
+import type { HeaderGetter } from '../../http/headers.js';
+import { parseHttpDate } from '../../http/http-date.js';
 import type { ResumeErrorCode } from './errors.js';
 
 /** A `Content-Range` of bytes: a part (`first-last/length`, `length` undefined for `*`), or unsatisfied (`* /length`). */

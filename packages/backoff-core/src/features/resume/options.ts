@@ -1,5 +1,5 @@
-import { type Check, checked, fail, oneOf, range } from '../check.js';
-import { describeValue } from '../show.js';
+import { type Check, checked, fail, oneOf, range } from '../../options/check.js';
+import { describeValue } from '../../options/show.js';
 
 /**
  * The `resume` option as settings: how a body cut after the headers goes on. `resume: true` takes every default.

@@ -1,7 +1,7 @@
-import type { Admission, Circuit, CircuitRules, CircuitTransition } from './circuit-rules.js';
-import { type CircuitStore, MemoryCircuitStore } from './circuit-store.js';
-import type { Answer, Hold, PaceLimits, Reservation } from './pacer-rules.js';
-import { MemoryPacerStore, type PacerStore } from './pacer-store.js';
+import type { Admission, Circuit, CircuitRules, CircuitTransition } from './breaker/rules.js';
+import { type CircuitStore, MemoryCircuitStore } from './breaker/store.js';
+import type { Answer, Hold, PaceLimits, Reservation } from './pacer/rules.js';
+import { MemoryPacerStore, type PacerStore } from './pacer/store.js';
 
 /** Options of a `TabStore`. */
 export interface TabStoreOptions {

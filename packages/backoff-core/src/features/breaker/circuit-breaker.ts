@@ -1,4 +1,16 @@
-import { type Check, checked, fail, fn, MAX_TIMER_DELAY, range, withMethods } from './check.js';
+import { failing } from '../../decide/verdict.js';
+import { originOf } from '../../http/url.js';
+import { type Check, checked, fail, fn, MAX_TIMER_DELAY, range, withMethods } from '../../options/check.js';
+import type { CircuitBreakerLike } from '../../options/options.js';
+import { describeValue, show } from '../../options/show.js';
+import {
+  type CallView,
+  type Feature,
+  type FeatureCall,
+  type FeatureOptions,
+  Stopped,
+} from '../../run/roles.js';
+import { isThenable } from '../../run/sleep.js';
 import {
   type Admission,
   BUCKETS,
@@ -8,16 +20,10 @@ import {
   type CircuitTransition,
   newCircuit,
   stateAt,
-} from './circuit-rules.js';
-import { type CircuitStore, MemoryCircuitStore } from './circuit-store.js';
-import { failing } from './decide/verdict.js';
-import type { CircuitBreakerLike } from './options.js';
-import { type CallView, type Feature, type FeatureCall, type FeatureOptions, Stopped } from './run/roles.js';
-import { describeValue, show } from './show.js';
-import { isThenable } from './sleep.js';
-import { originOf } from './url.js';
+} from './rules.js';
+import { type CircuitStore, MemoryCircuitStore } from './store.js';
 
-export type { CircuitState } from './circuit-rules.js';
+export type { CircuitState } from './rules.js';
 
 /** Passed to `onStateChange` on every transition of one origin's circuit. */
 export interface CircuitStateChange {

@@ -1,7 +1,7 @@
-import type { CircuitBreakerLike, MetricsLike } from './options.js';
-import type { CallView, Feature, FeatureCall, FeatureSource } from './run/roles.js';
+import type { CircuitBreakerLike, MetricsLike } from '../options/options.js';
+import { describeValue } from '../options/show.js';
+import type { CallView, Feature, FeatureCall, FeatureSource } from '../run/roles.js';
 import { METHODS, serverAttributes } from './semconv.js';
-import { describeValue } from './show.js';
 
 /** The parts of an OpenTelemetry `Meter` (`@opentelemetry/api`) that `BackoffMetrics` uses: typed by shape. */
 export interface MeterLike {

@@ -1,4 +1,4 @@
-import type { Jitter } from './options.js';
+import type { Jitter } from '../options/options.js';
 
 /** The inputs of a computed delay. */
 export interface DelayOptions {

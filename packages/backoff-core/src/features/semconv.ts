@@ -1,5 +1,5 @@
 /** The OpenTelemetry HTTP client convention's request attributes, shared by the metrics and the spans. */
-import { parseUrl } from './url.js';
+import { parseUrl } from '../http/url.js';
 
 /** The default port of each scheme that has one: `server.port` when the URL names none. */
 const DEFAULT_PORTS: Readonly<Record<string, number>> = {

@@ -1,4 +1,4 @@
-import type { Held } from './events.js';
+import type { Held } from '../../run/events.js';
 
 // AWS SDK adaptive retry mode (@smithy/util-retry DefaultRateLimiter): beta 0.7, scaleConstant 0.4, smoothing 0.8,
 // minFillRate 0.5 req/s, send rate measured in 0.5 s buckets.

@@ -4,11 +4,11 @@
  * conventions, the waits, holds and hedges as events on the call's span.
  */
 import type * as Api from '@opentelemetry/api';
-import type { AttemptHeaders } from '../events.js';
-import type { Outcome } from '../outcome.js';
-import type { CallEvent, CallView, Feature, FeatureCall, SendView, SendWatch } from '../run/roles.js';
+import type { Outcome } from '../../http/outcome.js';
+import { parseUrl } from '../../http/url.js';
+import type { AttemptHeaders } from '../../run/events.js';
+import type { CallEvent, CallView, Feature, FeatureCall, SendView, SendWatch } from '../../run/roles.js';
 import { METHODS, serverAttributes } from '../semconv.js';
-import { parseUrl } from '../url.js';
 import type { TracerLike } from './otel.js';
 
 type Attributes = Record<string, string | number | boolean>;

@@ -1,4 +1,4 @@
-import type { ResolvedOptions } from './options.js';
+import type { ResolvedOptions } from '../options/options.js';
 
 /** A random (v4) UUID. */
 function uuidV4(): string {

@@ -1,16 +1,16 @@
 import { type Backoff, createBackoff } from './backoff.js';
-import type { ResponseBody } from './features/resume/stream.js';
 import { replayableBody } from './http/body.js';
 import type { HeadersLike } from './http/headers.js';
 import { fetchRedirected } from './http/not-sent.js';
 import { classifyError, type Outcome, responseOutcome } from './http/outcome.js';
+import type { ResponseBody } from './http/response-body.js';
 import { webResponseBody } from './http/web-body.js';
 import type { BackoffOptions } from './options/options.js';
 import { describeValue } from './options/show.js';
 import type { BackoffResult } from './run/events.js';
 import { attachResult } from './run/result.js';
-import type { Settled } from './run/roles.js';
-import { type Attempt, type Client, runCall } from './run/run.js';
+import type { Attempt, Client, Settled } from './run/roles.js';
+import { runCall } from './run/run.js';
 
 /**
  * What fetch takes as its first argument. Spelled out rather than the DOM's `RequestInfo | URL`: `RequestInfo`

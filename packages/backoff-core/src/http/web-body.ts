@@ -1,5 +1,5 @@
-import type { ResponseBody } from '../features/resume/stream.js';
 import { headerGetter } from './headers.js';
+import type { ResponseBody } from './response-body.js';
 
 /**
  * A fetch `Response`'s body as the runner resumes it (`Client.body`). The response the caller gets keeps the

@@ -3,20 +3,36 @@
  * more attempts of the same call. Loaded by the runner with `import()`, for a call with `resume` only.
  */
 
-import { stop } from '../decide/rules.js';
+import { type Decision, type RetryDecision, stop } from '../decide/rules.js';
 import type { Part, ReopenRequest } from '../features/resume/splicer.js';
 import { partOf, resumeStream } from '../features/resume/stream.js';
 import { headerGetter } from '../http/headers.js';
 import type { Outcome } from '../http/outcome.js';
 import type { Call } from './call.js';
-import { Stopped } from './roles.js';
-import { attempts, type Client, decide, failed, wait } from './run.js';
+import { type Client, type Settled, Stopped } from './roles.js';
 import { anySignal, isThenable } from './sleep.js';
+
+/**
+ * The runner's steps a continuation runs, handed over by the runner: this module, loaded lazily, imports none of it.
+ */
+export interface RunnerSteps<T> {
+  /** Decides an outcome of the call's latest attempt. */
+  decide(outcome: Outcome, signal: AbortSignal): Decision | Promise<Decision>;
+  /** Waits a retry's delay, as after any failed attempt. */
+  wait(decision: RetryDecision, outcome: Outcome, signal: AbortSignal): Promise<void>;
+  /** Attempts with `headers` set until the decider stops: the last attempt's result. */
+  attempts(signal: AbortSignal, headers: Readonly<Record<string, string | null>>): Promise<Settled<T>>;
+}
 
 /**
  * `value` with a body that goes on across cuts (`resume`), or `undefined` when its body is not resumed.
  */
-export async function resumeBody<T>(call: Call, client: Client<T>, value: T): Promise<T | undefined> {
+export async function resumeBody<T>(
+  call: Call,
+  client: Client<T>,
+  value: T,
+  steps: RunnerSteps<T>,
+): Promise<T | undefined> {
   const body = client.body?.(value);
   const options = call.policy.options.resume;
   if (body === undefined || options === undefined || body.stream === null) return undefined;
@@ -27,7 +43,7 @@ export async function resumeBody<T>(call: Call, client: Client<T>, value: T): Pr
     const status = outcome.type === 'response' ? outcome.status : 0;
     return partOf(status, headerGetter(outcome.type === 'response' ? outcome.headers : undefined), null);
   };
-  const reopen = continuation(call, client);
+  const reopen = continuation(call, client, steps);
   return resumeStream(body, { method: call.method, reopen, options, signal: client.signal() }, open);
 }
 
@@ -37,7 +53,11 @@ export async function resumeBody<T>(call: Call, client: Client<T>, value: T): Pr
  * continuation's headers until the decider stops. Resolves with the last answer (the splicer judges it); rejects
  * with the cut when no retry may go, or with the caller's abort.
  */
-function continuation<T>(call: Call, client: Client<T>): (request: ReopenRequest) => Promise<T> {
+function continuation<T>(
+  call: Call,
+  client: Client<T>,
+  steps: RunnerSteps<T>,
+): (request: ReopenRequest) => Promise<T> {
   /** The headers a continuation set, and the request's own values of them, restored on the next one. */
   const own = new Map<string, string | null>();
   return async ({ headers, cause, wait: asked, signal: cancelled }) => {
@@ -54,7 +74,7 @@ function continuation<T>(call: Call, client: Client<T>): (request: ReopenRequest
       // The attempt that answered failed after all, as a network failure does: decided again, not counted again.
       call.attempts--;
       const outcome: Outcome = { type: 'error', kind: 'network', error: cause, redirected: false };
-      const made = decide(call, outcome, signal);
+      const made = steps.decide(outcome, signal);
       let decision = isThenable(made) ? await made : made;
       if (!decision.retry) throw cause;
       if (asked !== undefined) {
@@ -62,9 +82,9 @@ function continuation<T>(call: Call, client: Client<T>): (request: ReopenRequest
         if (asked >= call.left()) throw new Stopped('deadline', cause);
         decision = { ...decision, delay: asked };
       }
-      await wait(call, decision, failed(call, outcome), signal);
+      await steps.wait(decision, outcome, signal);
       call.resumes++;
-      const settled = await attempts(call, client, signal, set);
+      const settled = await steps.attempts(signal, set);
       if (settled.ok) return settled.value;
       // An answer the client rejects (axios: a 416, a final 503) is still the splicer's to judge.
       const answered = client.outcome(settled);

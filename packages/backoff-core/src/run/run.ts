@@ -8,15 +8,13 @@ import {
   stop,
 } from '../decide/rules.js';
 import { askedDelay, overridden, type Verdict, verdict } from '../decide/verdict.js';
-import type { ResponseBody } from '../features/resume/stream.js';
-import { type HeadersLike, headerGetter } from '../http/headers.js';
+import { headerGetter } from '../http/headers.js';
 import type { Outcome } from '../http/outcome.js';
 import { describeValue } from '../options/show.js';
 import { Call, type Policy, type RequestDescription } from './call.js';
 import type {
   AttemptContext,
   AttemptHeaders,
-  BackoffResult,
   DelayContext,
   Held,
   RetryEvent,
@@ -24,78 +22,20 @@ import type {
 } from './events.js';
 import { waitForNetwork } from './offline.js';
 import {
+  type Attempt,
   type CallEvent,
+  type Client,
   type Copies,
   type FeatureCall,
   type SendWatch,
   type Settled,
+  type Stamp,
   Stopped,
 } from './roles.js';
 import { abortReason, anySignal, isThenable, sleep, untilAborted } from './sleep.js';
 
 // RFC 9110 token characters: what a header name may be made of.
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-
-/** One attempt as the client is about to send it: its headers, read for the key and changed by `beforeAttempt`. */
-export interface Attempt {
-  /** The headers as they will be sent. */
-  readonly headers: HeadersLike | undefined | null;
-  /**
-   * Sets (a string) or removes (`null`) one header on this attempt's request alone: what `beforeAttempt` and a
-   * trace's context change. A client without it cannot have its headers changed.
-   */
-  header?(name: string, value: string | null): void;
-  /** This attempt with headers of its own, for a hedge's copy that `beforeAttempt` shapes apart. */
-  copy?(): Attempt;
-}
-
-/**
- * What the runner asks of a client (withBackoff's fetch, axios below its adapter, ky through its hooks): how to
- * send an attempt, what its result means in the core's terms, and how the caller gets the end of the call.
- */
-export interface Client<T> {
-  /**
-   * The next attempt, as the client is about to send it. A client that drives its own loop (ky) answers when it
-   * is about to send; the others at once.
-   */
-  next(): Attempt | Promise<Attempt>;
-  /**
-   * Sends one copy of `attempt`. With hedging each copy gets a `signal` of its own that follows the caller's:
-   * send that copy with it instead of the caller's (a losing copy is aborted through it).
-   */
-  send(attempt: Attempt, signal?: AbortSignal): Promise<T>;
-  /** A sent copy's outcome in the core's terms. */
-  outcome(settled: Settled<T>): Outcome;
-  /**
-   * The outcome the client settles on for the attempt that answered, once its own processing of it ran (ky's
-   * hooks may turn a response into a retry, or a failure into a response). By default, `outcome`'s.
-   */
-  answer?(settled: Settled<T>, outcome: Outcome): Outcome | Promise<Outcome>;
-  /** The caller's abort signal, or none. */
-  signal(): AbortSignal | undefined;
-  /** Lets go of a result that will not reach the caller (an unread body holds its connection). */
-  discard?(settled: Settled<T>): void;
-  /**
-   * The error the caller gets when the call ends other than with an attempt's own outcome (an abort during a
-   * wait, an open circuit, a callback's own error), in the client's own terms. By default, that reason itself.
-   */
-  interrupted?(reason: unknown): unknown;
-  /**
-   * What the caller gets, with the call's result attached: the last attempt's own value or error, or the error
-   * of an interruption. Throw to reject.
-   */
-  finish(settled: Settled<T>, result: BackoffResult): T;
-  /**
-   * A response's body as a stream, for `resume`: its status, its headers as received, its stream, and the
-   * response with another stream in its place. `undefined` when the body is no stream (read whole already). After
-   * the call ended, the runner may send more attempts (`next`, `send`, `answer`, `discard`) with headers set through
-   * `Attempt.header`: the continuations of a cut body. Absent: bodies are never resumed.
-   */
-  body?(value: T): ResponseBody<T> | undefined;
-}
-
-/** Puts a generated Idempotency-Key on the outgoing request; returns the headers as they will be sent. */
-export type Stamp = (name: string, key: string) => HeadersLike | undefined | null;
 
 /**
  * Calls one of the user's callbacks: what it throws, or a Promise it returns rejects with, ends the call with the
@@ -752,7 +692,11 @@ async function loop<T>(call: Call, client: Client<T>): Promise<T> {
   if (settled.ok && call.policy.options.resume !== undefined && client.body !== undefined) {
     // The resume code is loaded here only: a bundle without `resume` carries none of it.
     const { resumeBody } = await import('./continue.js');
-    const resumed = await resumeBody(call, client, settled.value);
+    const resumed = await resumeBody(call, client, settled.value, {
+      decide: (outcome, signal) => decide(call, outcome, signal),
+      wait: (decision, outcome, signal) => wait(call, decision, failed(call, outcome), signal),
+      attempts: (signal, headers) => attempts(call, client, signal, headers),
+    });
     if (resumed !== undefined) return client.finish({ ok: true, value: resumed }, call.liveResult());
   }
   return client.finish(settled, call.result());

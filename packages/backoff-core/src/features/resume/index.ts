@@ -1,4 +1,6 @@
 // Bodies that survive a cut: what the runner and the adapters use to give the caller a body that goes on.
+
+export type { ResponseBody } from '../../http/response-body.js';
 export { ResumeError, type ResumeErrorCode } from './errors.js';
 export { EventStream } from './event-stream.js';
 export {
@@ -26,5 +28,5 @@ export {
   resumable,
   Splicer,
 } from './splicer.js';
-export { partOf, type ResponseBody, resumeStream } from './stream.js';
+export { partOf, resumeStream } from './stream.js';
 export { resumeBody, resumeResponse } from './web.js';

@@ -3,22 +3,10 @@
  * (fetch, ky, axios's fetch adapter) or a Node `Readable` (axios's http adapter), continued across cuts.
  */
 import type { HeaderGetter } from '../../http/headers.js';
-import { type NodeReadableLike, nodeStreamPart, readableStreamOf } from './node.js';
+import type { ResponseBody } from '../../http/response-body.js';
+import { nodeStreamPart, readableStreamOf } from './node.js';
 import { type Part, type ResumeCall, resumable, Splicer } from './splicer.js';
 import { webStreamOf, webStreamPart } from './web.js';
-
-/** A response's body as the runner hands it over: its status, headers, stream, and how to put another in. */
-export interface ResponseBody<R> {
-  readonly status: number;
-  /** The headers as the server sent them (a decoding client must not hide `Content-Encoding`). */
-  readonly header: HeaderGetter;
-  /** The body, `null` when there is none. */
-  readonly stream: ReadableStream<Uint8Array> | NodeReadableLike | null;
-  /** Where the body comes from, for error messages. */
-  readonly url?: string | undefined;
-  /** The response with `stream` as its body, the one the caller gets. */
-  with(stream: ReadableStream<Uint8Array> | NodeReadableLike): R;
-}
 
 const isWeb = (stream: unknown): stream is ReadableStream<Uint8Array> =>
   typeof (stream as { getReader?: unknown } | null)?.getReader === 'function';

@@ -478,14 +478,13 @@ async function shaped(call: Call, attempt: Attempt, copy: number, signal: AbortS
  * that watch sends (a trace adds its context to the headers and runs the send inside its span). `signal` is the
  * copy's own (a hedge's); without one the client's request keeps the signal it has.
  */
-async function transmit<T>(
+function transmit<T>(
   call: Call,
   client: Client<T>,
   attempt: Attempt,
   copy: number,
   signal: AbortSignal | undefined,
 ): Promise<Settled<T>> {
-  const { attemptTimeout, timers } = call.policy.options;
   let watches: SendWatch[] | undefined;
   for (const feature of call.features ?? []) {
     const watch = feature.sending?.({ attempt: call.attempts + 1, copy, headers: editable(attempt) }, call);
@@ -493,6 +492,22 @@ async function transmit<T>(
     watches ??= [];
     watches.push(watch);
   }
+  // Nothing watches or cuts this send: it goes as the client sends it.
+  if (watches === undefined && call.policy.options.attemptTimeout === undefined) {
+    return settled(() => client.send(attempt, signal));
+  }
+  return watched(call, client, attempt, signal, watches);
+}
+
+/** A send cut at `attemptTimeout` or watched by features (see `transmit`). */
+async function watched<T>(
+  call: Call,
+  client: Client<T>,
+  attempt: Attempt,
+  signal: AbortSignal | undefined,
+  watches: SendWatch[] | undefined,
+): Promise<Settled<T>> {
+  const { attemptTimeout, timers } = call.policy.options;
   let timer: unknown;
   let cut: DOMException | undefined;
   let own = signal;

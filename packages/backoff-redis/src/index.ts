@@ -270,6 +270,8 @@ export class RedisStore {
           arg(within),
           arg(r),
           arg(limits.maxRetryAfter),
+          arg(hold.slot),
+          hold.reason,
         ]);
         // Redis gone meanwhile: the send goes, as it would have without a pause learnt.
         return answer === undefined ? hold.ticket : reservation(answer);

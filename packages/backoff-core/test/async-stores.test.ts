@@ -1,3 +1,4 @@
+import { VirtualClock } from '@backoff/test-utils';
 import { CircuitBreaker, Pacer, withBackoff } from 'backoff-core';
 import { describe, expect, it, vi } from 'vitest';
 
@@ -21,6 +22,40 @@ function lateStore() {
 }
 
 const ok = () => Promise.resolve(new Response('ok'));
+
+describe('a store that confirms holds', () => {
+  it('a hold its confirmation holds again is confirmed in turn, and the send goes only once one lets it go', async () => {
+    const clock = new VirtualClock(Date.UTC(2026, 11, 2, 12));
+    const memory = new Pacer.MemoryStore();
+    const hold = (ticket: number, delay: number): Pacer.StoreHold => ({
+      type: 'held',
+      ticket,
+      slot: clock.now() + delay,
+      delay,
+      reason: 'throttled',
+    });
+    // The first send is held, then held again twice (a pause, then a stretched queue), then let go.
+    const answers: Pacer.StoreReservation[] = [hold(2, 200), hold(3, 300), 3];
+    const confirm = vi.fn(() => Promise.resolve(answers.shift() as Pacer.StoreReservation));
+    const store: Pacer.Store = {
+      reserve: () => Promise.resolve(hold(1, 100)),
+      confirm,
+      release: vi.fn(),
+      learn: (...args) => memory.learn(...args),
+      read: () => 0,
+    };
+    const sent: number[] = [];
+    const fetch = vi.fn(() => {
+      sent.push(confirm.mock.calls.length);
+      return ok();
+    });
+    const send = withBackoff(fetch, { pacer: new Pacer({ store }), now: clock.now, timers: clock.timers });
+    await expect(send('https://api.test/a')).resolves.toMatchObject({ status: 200 });
+    expect(confirm).toHaveBeenCalledTimes(3);
+    expect(sent).toEqual([3]);
+    expect(clock.waits).toEqual([100, 200, 300]);
+  });
+});
 
 describe('a store that answers later', () => {
   it('a send waits for its reservation, and goes once it is answered', async () => {

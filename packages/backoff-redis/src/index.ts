@@ -112,6 +112,10 @@ export class RedisStore {
   readonly #localCircuits = new CircuitBreaker.MemoryStore();
   /** Holds reserved locally: given back locally. */
   readonly #localHolds = new WeakSet<Pacer.StoreHold>();
+  /** How many times the store fell back: a hold reserved in Redis before the latest fallback is from an older one. */
+  #outages = 0;
+  /** Holds reserved in Redis, and the outage count they were reserved in. */
+  readonly #remoteHolds = new WeakMap<Pacer.StoreHold, number>();
 
   constructor(options: RedisStoreOptions) {
     if (typeof options !== 'object' || options === null)
@@ -190,6 +194,7 @@ export class RedisStore {
   #fallBack(error: unknown): void {
     if (this.#down) return;
     this.#down = true;
+    this.#outages++;
     this.#schedule();
     try {
       this.#onFallback?.({ error });
@@ -236,6 +241,18 @@ export class RedisStore {
     const key = (k: string) => `${this.#prefix}pace:${k}`;
     const run = (k: string, op: string, now: number, args: string[]) =>
       this.#run(PACE_SCRIPT, sha, key(k), [op, arg(now), this.#server, ...args]);
+    const remote = this.#remoteHolds;
+    /** A reservation Redis answered: a hold is marked with the outages so far. */
+    const shared = (answer: string[]): Pacer.StoreReservation => {
+      const reserved = reservation(answer);
+      if (typeof reserved !== 'number' && reserved.type === 'held') remote.set(reserved, this.#outages);
+      return reserved;
+    };
+    /**
+     * A hold reserved before Redis went: Redis may have lost its queue since (a restart, keys expired), and its
+     * slot was never shared with the holds reserved locally meanwhile.
+     */
+    const stale = (hold: Pacer.StoreHold) => (remote.get(hold) ?? this.#outages) !== this.#outages;
     return {
       reserve: async (k, now, within, random, limits) => {
         const r = random();
@@ -250,32 +267,38 @@ export class RedisStore {
           if (typeof reserved !== 'number' && reserved.type === 'held') holds.add(reserved);
           return reserved;
         }
-        return reservation(answer);
+        return shared(answer);
       },
       confirm: async (k, hold, now, within, random, limits) => {
         const r = random();
-        if (holds.has(hold)) {
-          // Held locally while Redis was gone, and Redis is back: the send takes its place in the shared pace.
-          if (this.#down) return local.confirm(k, hold, now, within, () => r, limits);
+        const held = holds.has(hold);
+        if (held || stale(hold)) {
+          // Held locally while Redis was gone, or held in Redis before it went, and Redis is back: the send takes
+          // its place in the shared pace, one queue again for every process.
+          if (this.#down) return held ? local.confirm(k, hold, now, within, () => r, limits) : hold.ticket;
           const answer = await run(k, 'reserve', now, [
             arg(within),
             arg(r),
             arg(limits.maxRetryAfter),
             arg(limits.stated),
           ]);
-          return answer === undefined ? hold.ticket : reservation(answer);
+          return answer === undefined ? hold.ticket : shared(answer);
         }
         const answer = await run(k, 'confirm', now, [
           arg(hold.ticket),
           arg(within),
           arg(r),
           arg(limits.maxRetryAfter),
+          arg(hold.slot),
+          hold.reason,
         ]);
         // Redis gone meanwhile: the send goes, as it would have without a pause learnt.
-        return answer === undefined ? hold.ticket : reservation(answer);
+        return answer === undefined ? hold.ticket : shared(answer);
       },
       release: async (k, hold, now) => {
         if (holds.has(hold)) return local.release(k, hold, now);
+        // A slot of a queue Redis may no longer have: given back, it would be a slot nobody reserved.
+        if (stale(hold)) return;
         await run(k, 'release', now, [arg(hold.slot)]);
       },
       learn: async (k, answer, now, limits) => {

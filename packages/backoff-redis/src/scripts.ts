@@ -44,9 +44,9 @@ end
  */
 export const PACE_SCRIPT = `${COMMON}
 local BETA, SCALE, SMOOTH, MIN_RATE, BUCKET, ROUND, IDLE, SPREAD = 0.7, 0.4, 0.8, 0.5, 500, 1000, 60000, 0.05
-local SHARED_BETA = 0.8
 local FAR = 9007199254740991
 local BARE_PAUSE, BARE_MAX = 150, 60000
+local SHARED_GROWTH = 1.1
 
 local function forgetAfter(interval) return math.max(1000, interval * 2) end
 
@@ -54,7 +54,8 @@ local function newLane(now, stated)
   return {
     reset = 0, interval = stated, stated = stated ~= nil, paced = stated ~= nil, next = now, last = NEG,
     sent = 0, counted = 0, lastMax = 0, lastThrottle = NEG, measured = 0, bucket = now, count = 0, seen = now,
-    forget = (stated == nil) and IDLE or forgetAfter(stated), pause = 0, paused = NEG,
+    forget = (stated == nil) and IDLE or forgetAfter(stated), pause = 0, paused = NEG, won = 0, since = now,
+    cut = 0, from = now, stretch = 1,
   }
 end
 
@@ -83,11 +84,36 @@ local function bare(l, a, now, ticket)
   l.paused = l.reset
 end
 
+local function accepted(l, sentAt, now)
+  -- A shared lane's cut: to the rate the server accepted since the last cut (every process's successes from the
+  -- first of them, over at least a round). No success since then, or only successes to sends after this one, is
+  -- no news of the rate: the pause holds the lane. A cut that lowers the rate stretches the queue reserved.
+  local before = l.rate
+  local won = l.won or 0
+  if before ~= nil and (won == 0 or sentAt < (l.since or NEG)) then return l end
+  local rate = math.max(MIN_RATE, (math.max(1, won) * 1000) / math.max(ROUND, now - (l.since or now)))
+  if before ~= nil and rate < before then
+    l.cut = l.sent
+    l.from = now
+    l.stretch = before / rate
+    if l.next > now then l.next = now + (l.next - now) * l.stretch end
+  end
+  l.rate = rate
+  l.lastMax = rate
+  l.lastThrottle = now
+  l.won = 0
+  return l
+end
+
 local function learn(l, a, now, stated)
   local throttled = a.status == 429
   if l == nil then l = newLane(now, stated) end
   l.seen = now
-  if a.status < 400 then l.count = l.count + 1 end
+  if a.status < 400 then
+    l.count = l.count + 1
+    if (l.won or 0) == 0 then l.since = now end
+    l.won = (l.won or 0) + 1
+  end
   if now - l.bucket >= BUCKET then
     local rate = (l.count * 1000) / (now - l.bucket)
     if l.measured == 0 then l.measured = rate else l.measured = rate * SMOOTH + l.measured * (1 - SMOOTH) end
@@ -122,19 +148,23 @@ local function learn(l, a, now, stated)
   if l.interval ~= nil then return l end
   if throttled then
     if a.sentAt < l.lastThrottle or now - l.lastThrottle < ROUND then return l end
+    if a.shared then return accepted(l, a.sentAt, now) end
     local succeeded = l.measured
     if succeeded == 0 then succeeded = (l.count * 1000) / math.max(1, now - l.bucket) end
     if succeeded == 0 then succeeded = 1000 / math.max(1, now - a.sentAt) end
     local base = math.min(l.rate or math.huge, succeeded)
     l.lastMax = base
     l.lastThrottle = now
-    local cut = BETA
-    if a.shared then cut = SHARED_BETA end
-    l.rate = math.max(MIN_RATE, base * cut)
+    l.rate = math.max(MIN_RATE, base * BETA)
   elseif l.rate ~= nil and a.status < 400 then
     local k = ((l.lastMax * (1 - BETA)) / SCALE) ^ (1 / 3)
     local cubic = SCALE * ((now - l.lastThrottle) / 1000 - k) ^ 3 + l.lastMax
-    if l.measured > 0 then cubic = math.min(cubic, 2 * l.measured) end
+    -- A shared lane was cut to the rate the server accepted: it stays there until the curve passes it, and grows
+    -- more slowly beyond.
+    local growth = 2
+    if a.shared then growth = SHARED_GROWTH end
+    if l.measured > 0 then cubic = math.min(cubic, growth * l.measured) end
+    if a.shared then cubic = math.max(l.lastMax, cubic) end
     l.rate = math.max(MIN_RATE, cubic)
   end
   return l
@@ -223,13 +253,29 @@ if op == 'reserve' then
   table.insert(answer, 1, N(now))
   return answer
 elseif op == 'confirm' then
-  -- A hold come due: its send goes, unless the lane was paused meanwhile (then a new slot after the pause).
+  -- A hold come due: its send goes, unless the lane was paused meanwhile (then a new slot after the pause), or
+  -- it was reserved before a cut of the rate (then its slot stretched to the new rate, as a reservation).
   local ticket, within, r, maxRetryAfter = ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
-  if l == nil or now >= (l.paused or NEG) then return {N(now), 'go', ticket} end
-  local answer = reserve(l, now, within, r, maxRetryAfter)
+  local slot, reason = tonumber(ARGV[8]), ARGV[9]
+  if l == nil then return {N(now), 'go', ticket} end
+  if now < (l.paused or NEG) then
+    local answer = reserve(l, now, within, r, maxRetryAfter)
+    keep(key, l, now)
+    table.insert(answer, 1, N(now))
+    return answer
+  end
+  if tonumber(ticket) > (l.cut or 0) or slot <= (l.from or NEG) then return {N(now), 'go', ticket} end
+  local stretched = l.from + (slot - l.from) * l.stretch
+  local wait = math.ceil(stretched - now)
+  if wait <= 0 then return {N(now), 'go', ticket} end
+  if wait > within or wait > maxRetryAfter then
+    local limit = 'maxRetryAfter'
+    if within < maxRetryAfter then limit = 'deadline' end
+    return {N(now), 'refused', '', '', N(wait), reason, limit}
+  end
+  l.sent = l.sent + 1
   keep(key, l, now)
-  table.insert(answer, 1, N(now))
-  return answer
+  return {N(now), 'held', N(l.sent), N(stretched), N(wait), reason}
 elseif op == 'release' then
   if l ~= nil then
     release(l, tonumber(ARGV[4]), now)

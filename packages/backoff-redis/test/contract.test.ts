@@ -24,5 +24,5 @@ afterAll(async () => {
 // A prefix per test: each starts from an empty store.
 const store = () => new RedisStore({ client, prefix: `contract${++app}:`, clock: 'caller' });
 
-describePacerStore('RedisStore', () => store().pacer);
+describePacerStore('RedisStore', () => store().pacer, { shared: true });
 describeCircuitStore('RedisStore', () => store().breaker, { snapshots: false });

@@ -169,4 +169,39 @@ describe('RedisStore when Redis is gone', () => {
       await own.stop();
     }
   });
+
+  it('a hold reserved in Redis before it restarted takes a place in the new queue, not a slot another send holds', async () => {
+    const own = await startRedisServer();
+    try {
+      const client = createClient({ url: own.url, socket: { reconnectStrategy: () => 50 } });
+      client.on('error', () => {});
+      await client.connect();
+      clients.push(client);
+      const onResume = vi.fn();
+      const options = { prefix: 'restarted:', clock: 'caller', probeInterval: 100 } as const;
+      const store = new RedisStore({ client, onResume, ...options });
+      const T = Date.now();
+      await store.pacer.learn('k', spent(T), T, LIMITS);
+      const before = await store.pacer.reserve('k', T, Infinity, () => 0, LIMITS);
+      expect(before).toMatchObject({ type: 'held', slot: T + 2000 });
+      await own.kill();
+      // The store falls back at its next operation, and comes back once Redis does (empty: nothing was saved).
+      await store.pacer.read('k', T);
+      expect(store.local).toBe(true);
+      await own.restart();
+      await vi.waitFor(() => expect(onResume).toHaveBeenCalledTimes(1), { timeout: 5000, interval: 50 });
+      // Another process learns the quota again and takes the new queue's first slot.
+      const other = new RedisStore({ client, ...options });
+      await other.pacer.learn('k', spent(T), T, LIMITS);
+      expect(await other.pacer.reserve('k', T, Infinity, () => 0, LIMITS)).toMatchObject({ slot: T + 2000 });
+      // The hold from before the restart, come due, queues behind it instead of going in the same slot.
+      const hold = before as Pacer.StoreHold;
+      const again = await store.pacer.confirm('k', hold, hold.slot, Infinity, () => 0, LIMITS);
+      expect(again).toMatchObject({ type: 'held', slot: T + 2105 });
+      store.close();
+      other.close();
+    } finally {
+      await own.stop();
+    }
+  });
 });

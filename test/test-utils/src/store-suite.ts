@@ -38,7 +38,16 @@ const held = (reserved: Pacer.StoreReservation): Pacer.StoreHold => {
   return reserved;
 };
 
-export function describePacerStore(name: string, make: () => Pacer.Store | Promise<Pacer.Store>): void {
+/**
+ * `shared`: the store paces several processes (a `RedisStore`, a shared memory store): it also runs the rules of
+ * a shared lane, where bare 429s cut the rate to what the server accepted and stretch the queue reserved.
+ */
+export function describePacerStore(
+  name: string,
+  make: () => Pacer.Store | Promise<Pacer.Store>,
+  { shared = false }: { shared?: boolean } = {},
+): void {
+  if (shared) describeSharedLane(name, make);
   describe(`Pacer store contract: ${name}`, () => {
     it('a key it knows nothing of goes at once, and creates no pace', async () => {
       const store = await make();
@@ -153,6 +162,53 @@ export function describePacerStore(name: string, make: () => Pacer.Store | Promi
       await store.learn('k', answer(429, {}, { serverDelay: 1000 }), T, LIMITS);
       expect(await store.read('k', T + 61_001)).toBe(0);
       expect(typeof (await store.reserve('k', T + 61_001, Infinity, half, LIMITS))).toBe('number');
+    });
+  });
+}
+
+/** A 200 or a bare 429 (no header at all) to a send let go 1 ms before it was answered. */
+const plain = (status: number, at: number): Pacer.StoreAnswer => ({
+  ...answer(status),
+  sentAt: at - 1,
+});
+
+function describeSharedLane(name: string, make: () => Pacer.Store | Promise<Pacer.Store>): void {
+  describe(`Pacer store contract, a shared lane: ${name}`, () => {
+    /** `count` successes answered `gap` ms apart from `from` on, then a bare 429 at `at`. */
+    const throttle = async (store: Pacer.Store, from: number, count: number, gap: number, at: number) => {
+      for (let i = 0; i < count; i++)
+        await store.learn('k', plain(200, from + i * gap), from + i * gap, LIMITS);
+      await store.learn('k', plain(429, at), at, LIMITS);
+    };
+
+    it('a bare 429 pauses the lane, and cuts its rate to the successes since the first of them, over at least a round', async () => {
+      const store = await make();
+      // 20 successes in 380 ms, then a 429: the pause, then 20 per second (52.5 ms between slots, their margin).
+      await throttle(store, T, 20, 20, T + 400);
+      expect(await store.read('k', T + 400)).toBe(150);
+      expect(typeof (await store.reserve('k', T + 600, Infinity, () => 0, LIMITS))).toBe('number');
+      expect(held(await store.reserve('k', T + 600, Infinity, () => 0, LIMITS)).slot).toBe(T + 652.5);
+    });
+
+    it('a send held before a cut that lowers the rate waits for its slot stretched to the new rate', async () => {
+      const store = await make();
+      // 40 per second first; 60 sends reserved at T + 2 s, 26.25 ms apart.
+      await throttle(store, T, 40, 5, T + 400);
+      const holds: Pacer.StoreHold[] = [];
+      for (let i = 0; i < 60; i++) {
+        const reserved = await store.reserve('k', T + 2000, Infinity, () => 0, LIMITS);
+        if (typeof reserved !== 'number') holds.push(held(reserved));
+      }
+      // 20 successes over the next second, then a 429: cut to 20 per second at T + 3.1 s.
+      await throttle(store, T + 2100, 20, 50, T + 3100);
+      const late = holds[49] as Pacer.StoreHold;
+      expect(late.slot).toBe(T + 2000 + 50 * 26.25);
+      const confirm = store.confirm?.bind(store);
+      if (confirm === undefined) throw new Error('A shared store confirms holds.');
+      const again = held(await confirm('k', late, late.slot, Infinity, () => 0, LIMITS));
+      expect(again).toMatchObject({ slot: T + 3100 + (late.slot - T - 3100) * 2 });
+      expect(again.delay).toBe(Math.ceil(again.slot - late.slot));
+      expect(await confirm('k', again, again.slot, Infinity, () => 0, LIMITS)).toBe(again.ticket);
     });
   });
 }

@@ -53,7 +53,8 @@ export interface FeatureCall {
   gate?(left: number): Held | undefined | PromiseLike<Held | undefined>;
   /**
    * A hold this feature asked for is over, before its send: hold again (what held it changed meanwhile: a shared
-   * lane paused by another process's 429), or none. Asked once per hold.
+   * lane paused by another process's 429, its queue stretched to a lower rate), or none. Asked once per hold, the
+   * holds it answers included.
    */
   confirm?(left: number): Held | undefined | PromiseLike<Held | undefined>;
   /** A hold this feature asked for was cut short (the caller aborted): give back what it reserved. */

@@ -274,9 +274,12 @@ async function gates(call: Call, signal: AbortSignal | undefined): Promise<void>
     const held = isThenable(answer) ? await answer : answer;
     if (held === undefined) continue;
     await hold(call, gate, held, signal);
-    if (gate.confirm !== undefined) {
+    // A hold over is confirmed; one that holds again (a pause, a queue stretched) is confirmed in its turn. Each
+    // hold is at least 1 ms and none passes the deadline or maxRetryAfter (the gate refuses it): it ends.
+    for (let over = gate.confirm !== undefined; over; ) {
       const confirmed = asked(gate, call, signal, true);
       const again = isThenable(confirmed) ? await confirmed : confirmed;
+      over = again !== undefined;
       if (again !== undefined) await hold(call, gate, again, signal);
     }
     // The gates before this one look again: a circuit may have opened during the hold.

@@ -59,7 +59,7 @@ export interface PacerStore {
   ): Reservation | PromiseLike<Reservation>;
   /**
    * Optional: `hold`'s slot on `key` came due at `now`. Its ticket when its send may go, else a new `Hold` (the
-   * lane was paused meanwhile) or a `Refusal`. A store shared by processes has it, as a pause another process
+   * lane was paused meanwhile, or its rate cut: the queue stretched) or a `Refusal`. A new hold is confirmed too. A store shared by processes has it, as a pause another process
    * learns reaches sends already held; without it a hold's send goes when its slot comes.
    */
   confirm?(

@@ -137,11 +137,17 @@ export function recordingTimers(before?: (index: number) => void) {
   };
 }
 
-/** Reads every chunk; the error the body failed with, if it did. */
-export async function readAll(response: ResumedResponse): Promise<{ bytes: Buffer; error?: unknown }> {
+/** Reads every chunk (`onChunk` hears each); the error the body failed with, if it did. */
+export async function readAll(
+  response: ResumedResponse,
+  onChunk?: () => void,
+): Promise<{ bytes: Buffer; error?: unknown }> {
   const parts: Uint8Array[] = [];
   try {
-    for await (const chunk of response.chunks) parts.push(chunk);
+    for await (const chunk of response.chunks) {
+      parts.push(chunk);
+      onChunk?.();
+    }
   } catch (error) {
     return { bytes: Buffer.concat(parts), error };
   }

@@ -53,6 +53,11 @@ export interface ServedFile {
   rangeStatus?: number;
   /** Serve ranges whatever `If-Range` says (a server that ignores it: only the client can tell the file changed). */
   ignoresIfRange?: boolean;
+  /**
+   * Each cut waits for it once the bytes before it are flushed: a test whose reader must have taken bytes before
+   * the cut says so here (a client drops the chunks its caller has not pulled yet when the connection breaks).
+   */
+  beforeCut?: () => Promise<void>;
 }
 
 /** One event of a served event stream. */
@@ -194,7 +199,13 @@ export class ResumeServer {
     res.writeHead(status, headers);
     const cutIndex = file.cuts.findIndex((cut) => cut >= first && cut <= last);
     const cut = cutIndex === -1 ? undefined : (file.cuts.splice(cutIndex, 1)[0] as number);
-    await this.#write(res, seededBytes(file.seed, first, cut ?? last + 1), hit, cut !== undefined);
+    await this.#write(
+      res,
+      seededBytes(file.seed, first, cut ?? last + 1),
+      hit,
+      cut !== undefined,
+      file.beforeCut,
+    );
   }
 
   /** Writes `pieces` with backpressure; then ends the response, or cuts the connection once they are flushed. */
@@ -203,6 +214,7 @@ export class ResumeServer {
     pieces: Iterable<Uint8Array>,
     hit: ResumeHit,
     cut: boolean,
+    beforeCut?: () => Promise<void>,
   ): Promise<void> {
     const closed = once(res, 'close');
     res.flushHeaders();
@@ -219,6 +231,7 @@ export class ResumeServer {
     }
     // Cut once what was written is flushed: the client gets every byte before the cut.
     await Promise.race([last, closed]);
+    await Promise.race([beforeCut?.(), closed]);
     res.socket?.destroy();
   }
 

@@ -14,6 +14,18 @@ import {
 // which decides, waits and counts each continuation as an attempt of the same call.
 
 const MiB = 1024 * 1024;
+
+/**
+ * A cut that waits until the caller took a chunk: a client drops the chunks its caller has not pulled yet when the
+ * connection breaks, and a cut before any byte reached the caller is a restart, not a resume.
+ */
+function afterFirstChunk() {
+  let took = () => {};
+  const taken = new Promise<void>((resolve) => {
+    took = resolve;
+  });
+  return { beforeCut: () => taken, took };
+}
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 const prefix = (seed: number, length: number) => Buffer.concat([...seededBytes(seed, 0, length)]);
 
@@ -32,12 +44,14 @@ describe.each(RESUME_CLIENTS)('$name with resume', (client) => {
 
   it('a body cut three times reaches the caller whole; each resume is an attempt of the same call, in the result and the metrics', async () => {
     const at = path('whole');
+    const gate = afterFirstChunk();
     server.files.set(at, {
       size: 4 * MiB,
       seed: 1,
       etag: '"w"',
       ranges: true,
       cuts: [MiB, 2 * MiB, 3 * MiB],
+      beforeCut: gate.beforeCut,
     });
     const metrics = new BackoffMetrics();
     const budget = new RetryBudget({ reserve: 10 });
@@ -53,7 +67,7 @@ describe.each(RESUME_CLIENTS)('$name with resume', (client) => {
     });
     try {
       const response = await http.get(origin + at);
-      const { bytes, error } = await readAll(response);
+      const { bytes, error } = await readAll(response, gate.took);
       expect(error).toBeUndefined();
       expect(sha256(bytes)).toBe(seededSha256(1, 4 * MiB));
       expect(response.result()).toMatchObject({
@@ -85,12 +99,20 @@ describe.each(RESUME_CLIENTS)('$name with resume', (client) => {
 
   it('resumes count against retries: past them the body fails with the cut', async () => {
     const at = path('retries');
-    server.files.set(at, { size: 2 * MiB, seed: 2, etag: '"r"', ranges: true, cuts: [MiB / 2, MiB] });
+    const gate = afterFirstChunk();
+    server.files.set(at, {
+      size: 2 * MiB,
+      seed: 2,
+      etag: '"r"',
+      ranges: true,
+      cuts: [MiB / 2, MiB],
+      beforeCut: gate.beforeCut,
+    });
     const { timers } = recordingTimers();
     const http = client.create({ resume: true, retries: 1, timers });
     try {
       const response = await http.get(origin + at);
-      const { bytes, error } = await readAll(response);
+      const { bytes, error } = await readAll(response, gate.took);
       expect(error).toBeDefined();
       expect(error).not.toBeInstanceOf(ResumeError);
       expect(sha256(bytes)).toBe(sha256(prefix(2, bytes.length)));
@@ -103,14 +125,22 @@ describe.each(RESUME_CLIENTS)('$name with resume', (client) => {
 
   it('a resume takes a budget token: an empty budget leaves the cut as it is', async () => {
     const at = path('budget');
-    server.files.set(at, { size: MiB, seed: 3, etag: '"b"', ranges: true, cuts: [MiB / 2] });
+    const gate = afterFirstChunk();
+    server.files.set(at, {
+      size: MiB,
+      seed: 3,
+      etag: '"b"',
+      ranges: true,
+      cuts: [MiB / 2],
+      beforeCut: gate.beforeCut,
+    });
     const budget = new RetryBudget({ reserve: 1 });
     budget.tryAcquire('transient');
     const { timers } = recordingTimers();
     const http = client.create({ resume: true, budget, timers });
     try {
       const response = await http.get(origin + at);
-      const { error } = await readAll(response);
+      const { error } = await readAll(response, gate.took);
       expect(error).toBeDefined();
       expect(hits(at)).toHaveLength(1);
       expect(response.result()).toMatchObject({ attempts: 1, reason: 'budget-exhausted' });
@@ -121,7 +151,15 @@ describe.each(RESUME_CLIENTS)('$name with resume', (client) => {
 
   it("a resume waiting its backoff ends on the caller's abort, sending nothing more", async () => {
     const at = path('abort');
-    server.files.set(at, { size: MiB, seed: 4, etag: '"a"', ranges: true, cuts: [MiB / 2] });
+    const gate = afterFirstChunk();
+    server.files.set(at, {
+      size: MiB,
+      seed: 4,
+      etag: '"a"',
+      ranges: true,
+      cuts: [MiB / 2],
+      beforeCut: gate.beforeCut,
+    });
     const controller = new AbortController();
     const reason = new Error('caller gave up');
     const http = client.create({
@@ -131,7 +169,7 @@ describe.each(RESUME_CLIENTS)('$name with resume', (client) => {
     });
     try {
       const response = await http.get(origin + at, { signal: controller.signal });
-      const { error } = await readAll(response);
+      const { error } = await readAll(response, gate.took);
       expect(error).toBeDefined();
       expect(controller.signal.aborted).toBe(true);
       expect(hits(at)).toHaveLength(1);
@@ -143,12 +181,20 @@ describe.each(RESUME_CLIENTS)('$name with resume', (client) => {
 
   it('the deadline bounds resumes: a wait past it leaves the cut as it is', async () => {
     const at = path('deadline');
-    server.files.set(at, { size: MiB, seed: 5, etag: '"d"', ranges: true, cuts: [MiB / 2] });
+    const gate = afterFirstChunk();
+    server.files.set(at, {
+      size: MiB,
+      seed: 5,
+      etag: '"d"',
+      ranges: true,
+      cuts: [MiB / 2],
+      beforeCut: gate.beforeCut,
+    });
     const { timers } = recordingTimers();
     const http = client.create({ resume: true, timers, deadline: 50, baseDelay: 10_000, jitter: 'none' });
     try {
       const response = await http.get(origin + at);
-      const { error } = await readAll(response);
+      const { error } = await readAll(response, gate.took);
       expect(error).toBeDefined();
       expect(hits(at)).toHaveLength(1);
       expect(response.result()).toMatchObject({ reason: 'deadline' });
@@ -159,6 +205,7 @@ describe.each(RESUME_CLIENTS)('$name with resume', (client) => {
 
   it('a continuation answered 503 is retried as any attempt; past retries, a ResumeError that says so', async () => {
     const at = path('503');
+    const gate = afterFirstChunk();
     server.files.set(at, {
       size: MiB,
       seed: 6,
@@ -166,12 +213,13 @@ describe.each(RESUME_CLIENTS)('$name with resume', (client) => {
       ranges: true,
       cuts: [MiB / 2],
       rangeStatus: 503,
+      beforeCut: gate.beforeCut,
     });
     const { waits, timers } = recordingTimers();
     const http = client.create({ resume: true, retries: 2, timers, jitter: 'none', baseDelay: 100 });
     try {
       const response = await http.get(origin + at);
-      const { bytes, error } = await readAll(response);
+      const { bytes, error } = await readAll(response, gate.took);
       expect(error).toBeInstanceOf(ResumeError);
       expect(error).toMatchObject({ code: 'status', received: bytes.length });
       expect((error as Error).message).toMatch(/the request for the rest was answered with 503\.$/);
@@ -185,7 +233,15 @@ describe.each(RESUME_CLIENTS)('$name with resume', (client) => {
 
   it('the validator changes between two cuts: no splice, a ResumeError that says so', async () => {
     const at = path('changes');
-    server.files.set(at, { size: MiB, seed: 7, etag: '"v1"', ranges: true, cuts: [300_000, 700_000] });
+    const gate = afterFirstChunk();
+    server.files.set(at, {
+      size: MiB,
+      seed: 7,
+      etag: '"v1"',
+      ranges: true,
+      cuts: [300_000, 700_000],
+      beforeCut: gate.beforeCut,
+    });
     // Replaced as the second resume waits: the second rest is asked of another representation.
     const { timers } = recordingTimers((wait) => {
       if (wait === 1) Object.assign(server.files.get(at) ?? {}, { etag: '"v2"', seed: 8 });
@@ -193,7 +249,7 @@ describe.each(RESUME_CLIENTS)('$name with resume', (client) => {
     const http = client.create({ resume: true, timers });
     try {
       const response = await http.get(origin + at);
-      const { bytes, error } = await readAll(response);
+      const { bytes, error } = await readAll(response, gate.took);
       expect(error).toBeInstanceOf(ResumeError);
       expect(error).toMatchObject({ code: 'changed', received: bytes.length });
       expect(sha256(bytes)).toBe(sha256(prefix(7, bytes.length)));
@@ -232,14 +288,22 @@ describe.each(RESUME_CLIENTS)('$name with resume', (client) => {
     const early = path('no-ranges-early');
     const late = path('no-ranges');
     server.files.set(early, { size: MiB, seed: 9, etag: '"n"', ranges: false, cuts: [0] });
-    server.files.set(late, { size: MiB, seed: 9, etag: '"n"', ranges: false, cuts: [400_000] });
+    const gate = afterFirstChunk();
+    server.files.set(late, {
+      size: MiB,
+      seed: 9,
+      etag: '"n"',
+      ranges: false,
+      cuts: [400_000],
+      beforeCut: gate.beforeCut,
+    });
     const { timers } = recordingTimers();
     const http = client.create({ resume: true, timers });
     try {
       const restarted = await readAll(await http.get(origin + early));
       expect(restarted.error).toBeUndefined();
       expect(sha256(restarted.bytes)).toBe(seededSha256(9, MiB));
-      const failed = await readAll(await http.get(origin + late));
+      const failed = await readAll(await http.get(origin + late), gate.took);
       expect(failed.error).toMatchObject({
         name: 'ResumeError',
         code: 'no-ranges',

@@ -88,8 +88,22 @@ export interface ResumeHit {
 }
 
 /** A string as the bytes of one event, with `eol` as its line ending. */
-export function eventText(event: ServedEvent, eol: string): string {
+function eventText(event: ServedEvent, eol: string): string {
   return `id: ${event.id}${eol}data: ${event.data}${eol}${eol}`;
+}
+
+/**
+ * The text a caller reads when every connection's whole events reach it once: each connection's `retry:` line and
+ * the events it sent before its cut, the first connection's BOM only.
+ */
+export function wholeEventsText({ events, connections }: ServedEvents): string {
+  let from = 0;
+  const parts = connections.map(({ retry, eol, cutAfter }) => {
+    const sent = events.slice(from, cutAfter === undefined ? undefined : from + cutAfter);
+    from += sent.length;
+    return `retry: ${retry}${eol}${sent.map((event) => eventText(event, eol)).join('')}`;
+  });
+  return `\uFEFF${parts.join('')}`;
 }
 
 /**

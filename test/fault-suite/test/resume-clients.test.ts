@@ -3,11 +3,11 @@ import { BackoffMetrics, ResumeError, RetryBudget } from 'backoff-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESUME_CLIENTS, readAll, recordingTimers } from '../src/resume-clients.ts';
 import {
-  eventText,
   ResumeServer,
   type ServedEvent,
   seededBytes,
   seededSha256,
+  wholeEventsText,
 } from '../src/resume-server.ts';
 
 // `resume` end to end on every client: bodies cut after the headers on a real socket go on through the runner,
@@ -360,13 +360,7 @@ describe.each(RESUME_CLIENTS)('$name with resume', (client) => {
       expect([...text.matchAll(/data: (event \d+)/g)].map((match) => match[1])).toEqual(
         events.map((e) => e.data),
       );
-      let from = 0;
-      const expected = connections.map(({ retry, eol, cutAfter }) => {
-        const sent = events.slice(from, cutAfter === undefined ? undefined : from + cutAfter);
-        from += sent.length;
-        return `retry: ${retry}${eol}${sent.map((event) => eventText(event, eol)).join('')}`;
-      });
-      expect(text).toBe(`\uFEFF${expected.join('')}`);
+      expect(text).toBe(wholeEventsText({ events, connections }));
       expect(waits).toEqual([1000, 1500, 2000, 2500, 3000]);
       expect(hits(at).map((hit) => hit.lastEventId)).toEqual([undefined, '4', '11', '14', '20', '25']);
       expect(response.result()).toMatchObject({ attempts: 6, resumes: 5, totalDelay: 10_000 });

@@ -10,11 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The runner loads these only for a call with `resume`: no entry exports them.
 import { resumeReadable, resumeResponse } from '../../../packages/backoff-core/src/features/resume/index.ts';
 import {
-  eventText,
   ResumeServer,
   type ServedEvent,
   seededBytes,
   seededSha256,
+  wholeEventsText,
 } from '../src/resume-server.ts';
 
 // Bodies cut after the headers on a real socket: what a caller of fetch (and of axios's stream responses) gets
@@ -181,13 +181,7 @@ describe('an event stream cut 5 times, its events numbered (fetch)', () => {
       events.map((e) => e.data),
     );
     // Exactly the whole events each connection sent, its retry: line first; the first connection's BOM only.
-    let from = 0;
-    const expected = connections.map(({ retry, eol, cutAfter }) => {
-      const sent = events.slice(from, cutAfter === undefined ? undefined : from + cutAfter);
-      from += sent.length;
-      return `retry: ${retry}${eol}${sent.map((event) => eventText(event, eol)).join('')}`;
-    });
-    expect(text).toBe(`\uFEFF${expected.join('')}`);
+    expect(text).toBe(wholeEventsText({ events, connections }));
     // Last-Event-ID: the last event dispatched, not the id line of the event the cut came inside.
     expect(asked).toEqual([
       { headers: { 'Last-Event-ID': '4' }, wait: 1000 },

@@ -101,38 +101,31 @@ export function plan(
     return stop('retry-after-too-long', serverDelay);
   }
   const kind: RetryKind = throttled ? 'throttling' : 'transient';
+  let computed: number;
+  let room = left;
+  let closes: number | undefined;
   if (serverDelay === undefined) {
     // A 429 without a timing header (nginx's limit_req) backs off as throttling: see throttlingDelayOptions.
     const shape = throttled ? throttlingDelayOptions(options) : options;
     // Whole milliseconds: a timer has no finer grain, and a total wait of 2274.2334405337783 ms reads badly.
-    const computed = Math.floor(computeDelay(retryNumber, shape, options.random, call.previousDelay));
-    return {
-      retry: true,
-      retryNumber,
-      reason: verdict.reason,
+    computed = Math.floor(computeDelay(retryNumber, shape, options.random, call.previousDelay));
+  } else {
+    // No deadline: a server that keeps asking still cannot hold the call past serverWaitBound.
+    if (options.deadline === undefined) {
+      room = serverWaitBound(options.maxRetryAfter) - (now - (call.firstAsked ?? now));
+    }
+    // The server's delay is a floor; the spread above it stays under maxRetryAfter and the deadline.
+    const spread = serverWait(
       serverDelay,
-      computed,
-      kind,
-      left,
-      closes: undefined,
-    };
+      call.told,
+      (call.windowCloses ?? now) - now,
+      Math.min(options.maxRetryAfter, room),
+      options.retryAfterSpread,
+      options.random,
+    );
+    computed = Math.max(serverDelay, Math.floor(spread.wait));
+    closes = now + spread.closes;
   }
-  // No deadline: a server that keeps asking still cannot hold the call past serverWaitBound.
-  const room =
-    options.deadline === undefined
-      ? serverWaitBound(options.maxRetryAfter) - (now - (call.firstAsked ?? now))
-      : left;
-  // The server's delay is a floor; the spread above it stays under maxRetryAfter and the deadline.
-  const spread = serverWait(
-    serverDelay,
-    call.told,
-    (call.windowCloses ?? now) - now,
-    Math.min(options.maxRetryAfter, room),
-    options.retryAfterSpread,
-    options.random,
-  );
-  const computed = Math.max(serverDelay, Math.floor(spread.wait));
-  const closes = now + spread.closes;
   return {
     retry: true,
     retryNumber,

@@ -160,3 +160,45 @@ describe('a store that answers later', () => {
     expect(fetch).toHaveBeenCalledTimes(1);
   });
 });
+
+describe('holds a shared store keeps renewing', () => {
+  it('end without a deadline at twice maxRetryAfter from the first, with the pacer’s deadline error, nothing sent', async () => {
+    const clock = new VirtualClock(Date.UTC(2026, 11, 2, 12));
+    const memory = new Pacer.MemoryStore();
+    const hold = (delay: number): Pacer.StoreHold => ({
+      type: 'held',
+      ticket: 1,
+      slot: clock.now() + delay,
+      delay,
+      reason: 'throttled',
+    });
+    // A lane another process keeps pausing: every confirmation holds again for 400 ms, past what `within` allows
+    // it refuses, as the store contract asks; after 50 it would let the send go.
+    let confirmations = 0;
+    const store: Pacer.Store = {
+      reserve: () => Promise.resolve(hold(400)),
+      confirm: (_key, _hold, _now, within) => {
+        confirmations++;
+        if (confirmations > 50) return Promise.resolve(1);
+        return Promise.resolve(
+          400 > within ? { type: 'refused', delay: 400, reason: 'throttled', limit: 'deadline' } : hold(400),
+        );
+      },
+      release: vi.fn(),
+      learn: (...args) => memory.learn(...args),
+      read: () => 0,
+    };
+    const fetch = vi.fn(ok);
+    const send = withBackoff(fetch, {
+      pacer: new Pacer({ store }),
+      maxRetryAfter: 1000,
+      now: clock.now,
+      timers: clock.timers,
+    });
+    const error = await send('https://api.test/a').catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(Pacer.DeadlineError);
+    expect(fetch).not.toHaveBeenCalled();
+    // 2 x maxRetryAfter = 2000 ms: the first hold and four renewals of 400 ms, then a refusal.
+    expect(clock.waits).toEqual([400, 400, 400, 400, 400]);
+  });
+});

@@ -54,9 +54,10 @@ export interface FeatureCall {
   /**
    * A hold this feature asked for is over, before its send: hold again (what held it changed meanwhile: a shared
    * lane paused by another process's 429, its queue stretched to a lower rate), or none. Asked once per hold, the
-   * holds it answers included.
+   * holds it answers included. `within`: how long it may hold again, in ms (what is left of the deadline, or
+   * without one of the bound on holds renewed again and again); throws to stop the call past it.
    */
-  confirm?(left: number): Held | undefined | PromiseLike<Held | undefined>;
+  confirm?(within: number): Held | undefined | PromiseLike<Held | undefined>;
   /** A hold this feature asked for was cut short (the caller aborted): give back what it reserved. */
   release?(hold: Held): void;
   /** Whether a copy of the attempt in flight may go now (a hedge): `true` reserves what it needs. */

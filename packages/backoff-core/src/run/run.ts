@@ -7,6 +7,7 @@ import {
   settle,
   stop,
 } from '../decide/rules.js';
+import { serverWaitBound } from '../decide/server-wait.js';
 import { askedDelay, overridden, type Verdict, verdict } from '../decide/verdict.js';
 import { headerGetter } from '../http/headers.js';
 import type { Outcome } from '../http/outcome.js';
@@ -273,11 +274,18 @@ async function gates(call: Call, signal: AbortSignal | undefined): Promise<void>
     const answer = asked(gate, call, signal);
     const held = isThenable(answer) ? await answer : answer;
     if (held === undefined) continue;
+    const from = call.policy.options.now();
     await hold(call, gate, held, signal);
     // A hold over is confirmed; one that holds again (a pause, a queue stretched) is confirmed in its turn. Each
-    // hold is at least 1 ms and none passes the deadline or maxRetryAfter (the gate refuses it): it ends.
+    // hold is at least 1 ms and none passes the deadline or maxRetryAfter (the gate refuses it). Without a
+    // deadline, holds renewed again and again still end, as the waits a server keeps asking for do.
+    const until =
+      call.policy.options.deadline === undefined
+        ? from + serverWaitBound(call.policy.options.maxRetryAfter)
+        : undefined;
     for (let over = gate.confirm !== undefined; over; ) {
-      const confirmed = asked(gate, call, signal, true);
+      const within = until === undefined ? call.left() : Math.max(0, until - call.policy.options.now());
+      const confirmed = asked(gate, call, signal, within);
       const again = isThenable(confirmed) ? await confirmed : confirmed;
       over = again !== undefined;
       if (again !== undefined) await hold(call, gate, again, signal);
@@ -293,16 +301,16 @@ async function gates(call: Call, signal: AbortSignal | undefined): Promise<void>
 }
 
 /**
- * A gate's answer (or its confirmation of a hold that is over). One that answers later (a shared store) is awaited under the caller's signal: an abort ends
+ * A gate's answer, or its confirmation of a hold that is over (`confirmWithin`: how long it may hold again). One that answers later (a shared store) is awaited under the caller's signal: an abort ends
  * the call at once, and a hold reserved after it is given back when it comes.
  */
 function asked(
   gate: FeatureCall,
   call: Call,
   signal: AbortSignal | undefined,
-  confirm = false,
+  confirmWithin?: number,
 ): Held | undefined | Promise<Held | undefined> {
-  const answer = confirm ? gate.confirm?.(call.left()) : gate.gate?.(call.left());
+  const answer = confirmWithin === undefined ? gate.gate?.(call.left()) : gate.confirm?.(confirmWithin);
   if (!isThenable(answer)) return answer;
   if (signal === undefined) return Promise.resolve(answer);
   return awaited(answer, signal).catch((error: unknown) => {

@@ -32,6 +32,7 @@ import {
   type Settled,
   type Stamp,
   Stopped,
+  type Strategy,
 } from './roles.js';
 import { abortReason, anySignal, isThenable, sleep, untilAborted } from './sleep.js';
 
@@ -268,7 +269,7 @@ async function hold(
  */
 async function gates(call: Call, signal: AbortSignal | undefined): Promise<void> {
   const features = call.features;
-  if (features === undefined) return;
+  if (features === undefined || features.length === 0) return;
   for (let i = 0; i < features.length; i++) {
     const gate = features[i] as FeatureCall;
     const answer = asked(gate, call, signal);
@@ -357,9 +358,9 @@ export async function wait(
   decision: RetryDecision,
   failure: Failed,
   signal: AbortSignal | undefined,
-) {
+): Promise<void> {
   const { options } = call.policy;
-  const { onRetry, network } = options;
+  const { onRetry } = options;
   if (onRetry !== undefined) {
     const event: RetryEvent = {
       retry: decision.retryNumber,
@@ -378,20 +379,34 @@ export async function wait(
       signal,
     );
   }
-  // A request parked in its wait holds no more than the wait needs.
+  // A request parked in its wait holds no more than the wait needs: not the attempt's error, and not this
+  // function's frame (the pause is returned, not awaited).
   if (!failure.offline) failure.error = undefined;
   tell(call, { type: 'wait', delay: decision.delay, retry: decision.retryNumber, reason: decision.reason });
+  if (decision.delay <= 0) return failure.offline ? offline(call, failure, signal) : undefined;
+  const { timers, now } = options;
   // Timed only when an abort can cut the wait short (then only the part that passed counts).
-  const started = signal ? options.now() : 0;
-  try {
-    if (decision.delay > 0) await sleep(decision.delay, signal, options.timers);
-  } catch (reason) {
-    call.totalDelay += Math.min(decision.delay, Math.max(0, options.now() - started));
-    throw stoppedBy(reason);
-  }
-  call.totalDelay += decision.delay;
-  if (!failure.offline || network === undefined) return;
-  // Offline time is not capped by maxDelay and spends no attempt; the deadline ends it with the attempt's error.
+  const started = signal ? now() : 0;
+  return sleep(decision.delay, signal, timers).then(
+    () => {
+      call.totalDelay += decision.delay;
+      return failure.offline ? offline(call, failure, signal) : undefined;
+    },
+    (reason: unknown) => {
+      call.totalDelay += Math.min(decision.delay, Math.max(0, now() - started));
+      throw stoppedBy(reason);
+    },
+  );
+}
+
+/**
+ * After a network failure while the device was offline, the wait for the network. Offline time is not capped by
+ * maxDelay and spends no attempt; the deadline ends it with the attempt's error.
+ */
+async function offline(call: Call, failure: Failed, signal: AbortSignal | undefined): Promise<void> {
+  const { options } = call.policy;
+  const { network } = options;
+  if (network === undefined) return;
   const from = options.now();
   const left = options.deadline === undefined ? undefined : Math.max(0, call.left());
   let ended: 'online' | 'deadline';
@@ -565,18 +580,30 @@ class KeyLostError extends Error {
  * One attempt, hedged when the policy hedges and the request may be sent twice; else one copy. Its first copy was
  * shaped already (`attempt`); each hedge's copy is shaped apart, and goes only with the first one's key.
  */
-async function send<T>(
+function send<T>(
   call: Call,
   client: Client<T>,
   attempt: Attempt,
   signal: AbortSignal | undefined,
 ): Promise<Settled<T>> {
-  const { strategy, options, budget } = call.policy;
+  const { strategy } = call.policy;
   call.hedgeWon = false;
   if (strategy === undefined || !call.replayable || (!call.idempotent && !call.keyed)) {
     // The client's request already hears the caller: a signal of ours goes only with an attemptTimeout.
     return transmit(call, client, attempt, 1, undefined);
   }
+  return hedged(call, client, attempt, signal, strategy);
+}
+
+/** One attempt raced by the policy's strategy: its copies, each shaped apart and priced as a retry. */
+async function hedged<T>(
+  call: Call,
+  client: Client<T>,
+  attempt: Attempt,
+  signal: AbortSignal | undefined,
+  strategy: Strategy,
+): Promise<Settled<T>> {
+  const { options, budget } = call.policy;
   const key = call.sentKey;
   const copies: Copies<T> = {
     send: async (copy, own) => {
@@ -710,13 +737,11 @@ async function attempt<T>(
 }
 
 /**
- * The loop of one call: the gates, an attempt, its wait; until the decider stops it. The attempt's own result is
- * gone by the time the wait starts: a request parked in its wait holds no more than the wait needs.
+ * The caller's answer from the last attempt's result: with `resume`, a body cut later is taken up where it broke
+ * (the resume code is loaded here only: a bundle without `resume` carries none of it).
  */
-async function loop<T>(call: Call, client: Client<T>): Promise<T> {
-  const settled = await attempts(call, client, client.signal());
+async function delivered<T>(call: Call, client: Client<T>, settled: Settled<T>): Promise<T> {
   if (settled.ok && call.policy.options.resume !== undefined && client.body !== undefined) {
-    // The resume code is loaded here only: a bundle without `resume` carries none of it.
     const { resumeBody } = await import('./continue.js');
     const resumed = await resumeBody(call, client, settled.value, {
       decide: (outcome, signal) => decide(call, outcome, signal),
@@ -736,7 +761,8 @@ export async function attempts<T>(
   headers?: Readonly<Record<string, string | null>>,
 ): Promise<Settled<T>> {
   for (;;) {
-    await gates(call, signal);
+    // Most calls have no gate: no Promise to wait for.
+    if (call.features !== undefined && call.features.length > 0) await gates(call, signal);
     const step = await attempt(call, client, signal, headers);
     if (step.done) return step.settled;
     await wait(call, step.retry, step.failure, signal);
@@ -853,15 +879,16 @@ export async function runCall<T>(
   // Aborted before it began: nothing is sent, and the call ends here and now (a client that rejected the request
   // itself, as axios does, counts it so before its caller hears of it).
   if (signal?.aborted) return interrupted(call, client, stoppedBy(abortReason(signal)));
-  try {
-    return await loop(call, client);
-  } catch (error) {
-    if (error instanceof Stopped) return interrupted(call, client, error);
-    // The client failed on its own (not through a callback's Stopped): every feature still hears the end, once.
-    if (call.features !== undefined) {
-      call.last ??= stop('callback-error', call.asked);
-      call.end('callback-error');
-    }
-    throw error;
-  }
+  // Returned, not awaited: a request parked in its wait holds the loop's frame and the timer, not this one's too.
+  return attempts(call, client, signal)
+    .then((settled) => delivered(call, client, settled))
+    .catch((error: unknown) => {
+      if (error instanceof Stopped) return interrupted(call, client, error);
+      // The client failed on its own (not through a callback's Stopped): every feature still hears the end, once.
+      if (call.features !== undefined) {
+        call.last ??= stop('callback-error', call.asked);
+        call.end('callback-error');
+      }
+      throw error;
+    });
 }

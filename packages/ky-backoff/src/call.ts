@@ -150,18 +150,24 @@ export class KyCall implements Client<Response> {
   #interruption: { readonly error: unknown } | undefined;
   /** The runner handed the call's end to ky (`finish`): any later attempt is a resumed body's continuation. */
   #finished = false;
-  /** The runner ended: ky's beforeError waits for it to put the result on ky's error. */
-  readonly #ended = deferred<void>();
+  /**
+   * The runner ended (`true`), or ky's beforeError waits for it to put the result on ky's error: made only then,
+   * since most calls never fail.
+   */
+  #ended: ReturnType<typeof deferred<void>> | true | undefined;
 
   constructor(setup: KyCallSetup) {
     this.#setup = setup;
     this.#request = setup.request;
     const { signal } = setup;
     // The runner's waits hear the caller, and ky when it ends the call on its own (its totalTimeout).
-    const follow = () => this.#controller.abort(signal?.reason);
-    if (signal?.aborted) follow();
-    signal?.addEventListener('abort', follow, { once: true });
-    this.#release = () => signal?.removeEventListener('abort', follow);
+    if (signal === undefined) this.#release = () => {};
+    else {
+      const follow = () => this.#controller.abort(signal.reason);
+      if (signal.aborted) follow();
+      signal.addEventListener('abort', follow, { once: true });
+      this.#release = () => signal.removeEventListener('abort', follow);
+    }
   }
 
   /** ky waits at `step` until the runner answers. */
@@ -289,7 +295,15 @@ export class KyCall implements Client<Response> {
       this.#sending.reject(stopped);
       this.#verdict?.reject(stopped);
     }
+    if (this.#ended === true) return Promise.resolve();
+    this.#ended ??= deferred<void>();
     return this.#ended.promise;
+  }
+
+  /** The runner ended: a beforeError waiting for it goes on. */
+  #end(): void {
+    if (this.#ended !== undefined && this.#ended !== true) this.#ended.resolve();
+    this.#ended = true;
   }
 
   /** The core refused the call before anything was sent (a key that cannot travel): ky's beforeRequest fails. */
@@ -299,7 +313,7 @@ export class KyCall implements Client<Response> {
     this.phase = 'done';
     this.#release();
     turn?.reject(error);
-    this.#ended.resolve();
+    this.#end();
   }
 
   // --- the runner's side (the core's Client) ---
@@ -445,7 +459,7 @@ export class KyCall implements Client<Response> {
       else if (turn?.step === 'after') turn.resolve(resumed);
       else turn?.resolve(turn.step === 'ask' ? false : undefined);
     }
-    this.#ended.resolve();
+    this.#end();
     return undefined as never;
   }
 }

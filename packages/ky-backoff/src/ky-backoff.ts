@@ -252,6 +252,8 @@ function wrapped(instance: KyLike, installation: Installation): KyLike {
     if (!ky2) sent.retry = unbound(options.retry, link, installation.marker === undefined);
     return instance(input, sent);
   };
+  // ky's shortcuts (`api.get(...)`) are calls of their own method: each made once, not on every `api.get`.
+  const shortcuts = new Map<string, (input: unknown, options?: Options) => unknown>();
   return new Proxy(instance, {
     apply: (_target, _this, [input, options]) => call(input, options),
     get: (target, key, receiver) => {
@@ -259,9 +261,13 @@ function wrapped(instance: KyLike, installation: Installation): KyLike {
       if (key === 'extend') {
         return (more: unknown) => wrapped(target.extend(more) as KyLike, installation);
       }
-      // ky's shortcuts (`api.get(...)`) are calls of their own method.
       if (typeof key === 'string' && typeof value === 'function' && SHORTCUTS.has(key)) {
-        return (input: unknown, options?: Options) => call(input, options, key);
+        let shortcut = shortcuts.get(key);
+        if (shortcut === undefined) {
+          shortcut = (input, options) => call(input, options, key);
+          shortcuts.set(key, shortcut);
+        }
+        return shortcut;
       }
       return value;
     },

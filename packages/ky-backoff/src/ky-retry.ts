@@ -123,6 +123,8 @@ export function callOverrides(
 ): Options | undefined {
   const own = 'merged' in call ? call.merged : call.request;
   if (isOurs(own)) return undefined; // a hook sent a call's bound `retry` again: the instance's rules
+  // Nothing set by the call or a derived instance (most calls): the instance's rules, with nothing to merge.
+  if (!('merged' in call) && own === undefined && call.instance === given) return undefined;
   const merged =
     'merged' in call ? merge(undefined, call.merged) : merge(merge(undefined, call.instance), own);
   const base = merge(undefined, given);

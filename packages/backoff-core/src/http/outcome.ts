@@ -42,6 +42,11 @@ export type Outcome =
       readonly redirected?: boolean | undefined;
       /** As for a response: the client's own hook asked for a retry, and waits what it asked. */
       readonly forced?: boolean | undefined;
+      /**
+       * The wait a retry of this failure takes, fixed by what failed (a cut event stream's own `retry:`, as
+       * EventSource waits it): the decider weighs it against the deadline before the budget pays for the retry.
+       */
+      readonly wait?: number | undefined;
     };
 
 // Connection-level failures that a new attempt can fix. Those that prove nothing was sent (ECONNREFUSED, DNS

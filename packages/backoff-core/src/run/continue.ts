@@ -73,15 +73,11 @@ function continuation<T>(
     try {
       // The attempt that answered failed after all, as a network failure does: decided again, not counted again.
       call.attempts--;
-      const outcome: Outcome = { type: 'error', kind: 'network', error: cause, redirected: false };
+      // An event stream's own `retry:` is its wait, as EventSource waits it; within the deadline.
+      const outcome: Outcome = { type: 'error', kind: 'network', error: cause, redirected: false, wait: asked };
       const made = steps.decide(outcome, signal);
-      let decision = isThenable(made) ? await made : made;
+      const decision = isThenable(made) ? await made : made;
       if (!decision.retry) throw cause;
-      if (asked !== undefined) {
-        // An event stream's own `retry:` is its wait, as EventSource waits it; within the deadline.
-        if (asked >= call.left()) throw new Stopped('deadline', cause);
-        decision = { ...decision, delay: asked };
-      }
       await steps.wait(decision, outcome, signal);
       call.resumes++;
       const settled = await steps.attempts(signal, set);

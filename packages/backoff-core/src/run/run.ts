@@ -217,6 +217,7 @@ function limits(call: Call, outcome: Outcome, judged: Verdict, refused: boolean,
   const own = options.delay;
   // A retry the client's own hook forced waits what that hook asked, and the client waits it.
   if (outcome.forced) delay = 0;
+  else if (outcome.type === 'error' && outcome.wait !== undefined) delay = outcome.wait;
   else if (own !== undefined) {
     const { retryNumber: retry, serverDelay, computed } = planned;
     const asked: DelayContext = { ...context(call, outcome, judged), retry, serverDelay, computed };

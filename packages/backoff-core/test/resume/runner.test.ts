@@ -1,6 +1,6 @@
 import { VirtualClock } from '@backoff/test-utils';
 import { describe, expect, it } from 'vitest';
-import { BackoffMetrics, CircuitBreaker, getBackoffResult, withBackoff } from '../../src/index.ts';
+import { BackoffMetrics, CircuitBreaker, getBackoffResult, RetryBudget, withBackoff } from '../../src/index.ts';
 import type { RetryEvent } from '../../src/run/events.ts';
 import { FileServer, pattern, readAll } from './memory-server.ts';
 
@@ -103,6 +103,39 @@ describe('a cut body under the runner', () => {
     expect(error).toBeUndefined();
     expect(new TextDecoder().decode(bytes)).toBe(connections.join(''));
     expect(sent).toEqual([null, '1', null]);
+  });
+
+  it("an event stream whose own retry: outlasts the deadline ends there, and spends no budget token on it", async () => {
+    let connections = 0;
+    const clock = new VirtualClock();
+    const fetchFn = async () => {
+      connections++;
+      const text = new TextEncoder().encode('retry: 5000\nid: 1\ndata: a\n\n');
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(text);
+        },
+        pull(controller) {
+          controller.error(new TypeError('terminated'));
+        },
+      });
+      return new Response(body, { headers: { 'content-type': 'text/event-stream' } });
+    };
+    const budget = new RetryBudget();
+    const send = withBackoff(fetchFn as typeof fetch, {
+      resume: true,
+      deadline: 3000,
+      budget,
+      timers: clock.timers,
+      now: clock.now,
+    });
+    const response = await send('https://events.example/stream');
+    const { error } = await readAll(response.body);
+    expect(error).toEqual(new TypeError('terminated'));
+    expect(connections).toBe(1);
+    expect(clock.waits).toEqual([]);
+    expect(budget.snapshot().acquired).toBe(0);
+    expect(getBackoffResult(response)?.reason).toBe('deadline');
   });
 
   it('a circuit that opened meanwhile refuses the resume: the body fails with the cut, nothing more is sent', async () => {

@@ -39,6 +39,10 @@ export class RetriedResponseError extends Error {
   }
 }
 
+/** Why the runner's call ends when ky ended it on its own: its totalTimeout is the deadline, else a hook failed. */
+const kyEnded = (error: unknown): Stopped =>
+  new Stopped(isKyError(error, 'TimeoutError') ? 'deadline' : 'callback-error', error);
+
 /** A promise with its handles, for the two places a call and ky wait for each other. */
 function deferred<T>() {
   let resolve!: (value: T) => void;
@@ -270,12 +274,13 @@ export class KyCall implements Client<Response> {
   }
 
   /**
-   * ky 2's beforeError, once, for the final error: the attempt's verdict when ky decided it without asking (a
-   * body it would not tee); else ky ended the call on its own (its totalTimeout, a hook that threw), and the runner
-   * stops too. Resolves once the result is on ky's error.
+   * ky 2's beforeError, once, for the final error: ky ended the call, and no retry may follow. When ky decided the
+   * attempt in flight without asking (a body it would not tee), the runner still judges that attempt, but cannot
+   * wait for a retry (its waits are cut at once); any other error (its totalTimeout, a hook of the caller's that
+   * threw) ends the runner's call with it. Resolves once the result is on ky's error.
    */
   failed(error: unknown): Promise<void> {
-    if (this.phase === 'answering') {
+    if (this.phase === 'answering' && this.#decidedWithoutAsking(error)) {
       this.#kyError = error;
       const response = field(error, 'response');
       this.#judged(
@@ -287,9 +292,10 @@ export class KyCall implements Client<Response> {
               error,
             },
       );
+      this.#controller.abort(kyEnded(error));
     } else if (this.phase !== 'done') {
       this.#kyError = error;
-      const stopped = new Stopped(isKyError(error, 'TimeoutError') ? 'deadline' : 'callback-error', error);
+      const stopped = kyEnded(error);
       this.phase = 'done';
       this.#controller.abort(stopped);
       this.#sending.reject(stopped);
@@ -298,6 +304,17 @@ export class KyCall implements Client<Response> {
     if (this.#ended === true) return Promise.resolve();
     this.#ended ??= deferred<void>();
     return this.#ended.promise;
+  }
+
+  /**
+   * Whether `error` is ky's own verdict on the attempt in flight: its HTTPError for the response this attempt got,
+   * or, when none came, its failure to get one. A hook's error (an HTTPError of another request among them) is not.
+   */
+  #decidedWithoutAsking(error: unknown): boolean {
+    const fetched = this.#fetched;
+    if (fetched === undefined) return isKyError(error, 'NetworkError') || isKyError(error, 'TimeoutError');
+    const response = field(error, 'response');
+    return isKyError(error, 'HTTPError') && (response === fetched || response === this.#hooked);
   }
 
   /** The runner ended: a beforeError waiting for it goes on. */

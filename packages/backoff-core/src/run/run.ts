@@ -361,6 +361,9 @@ export async function wait(
   signal: AbortSignal | undefined,
 ): Promise<void> {
   const { options } = call.policy;
+  // A call whose signal ended it meanwhile (the caller, or a client that ended the call on its own) retries
+  // nothing: no retry is announced.
+  if (signal?.aborted) throw stoppedBy(abortReason(signal));
   const { onRetry } = options;
   if (onRetry !== undefined) {
     const event: RetryEvent = {

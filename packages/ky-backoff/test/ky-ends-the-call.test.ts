@@ -45,7 +45,9 @@ describe.each(KY_2.map((client) => [client.name, client] as const))(
       const failing = async () => new Response('x', { status: 500 });
       const error = await api('https://api.test/items', {
         hooks: {
-          afterResponse: [() => client.ky.post('https://auth.test/refresh', { fetch: failing, retry: 0 })],
+          afterResponse: [
+            () => client.ky('https://auth.test/refresh', { method: 'post', fetch: failing, retry: 0 }),
+          ],
         },
       }).catch((error: unknown) => error);
       expect(kyErrorKind(client, error)).toBe('http');

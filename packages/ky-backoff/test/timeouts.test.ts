@@ -207,6 +207,16 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
         expect(getBackoffResult(error)).toMatchObject({ attempts: 1, reason: 'deadline' });
       });
 
+      it('a `totalTimeout` set by `.extend()` is a deadline too: a Retry-After longer than it ends the call at once', async () => {
+        const { api, clock, server } = await setup([{ status: 503, headers: { 'retry-after': '3' } }, 200]);
+        const extended = api.extend({ totalTimeout: 1000 }) as LooseKy;
+        const error = await extended(`${server.url}/down`).catch((error: unknown) => error);
+        expect(kyErrorKind(client, error)).toBe('http');
+        expect(server.hits).toHaveLength(1);
+        expect(clock.waits).toEqual([]);
+        expect(getBackoffResult(error)).toMatchObject({ attempts: 1, reason: 'deadline' });
+      });
+
       it('`deadline` shorter than `totalTimeout` wins', async () => {
         const { api, clock, server } = await setup([503], { deadline: 600 }, { totalTimeout: 60_000 });
         const error = await api(`${server.url}/down`).catch((error: unknown) => error);

@@ -74,7 +74,13 @@ function continuation<T>(
       // The attempt that answered failed after all, as a network failure does: decided again, not counted again.
       call.attempts--;
       // An event stream's own `retry:` is its wait, as EventSource waits it; within the deadline.
-      const outcome: Outcome = { type: 'error', kind: 'network', error: cause, redirected: false, wait: asked };
+      const outcome: Outcome = {
+        type: 'error',
+        kind: 'network',
+        error: cause,
+        redirected: false,
+        wait: asked,
+      };
       const made = steps.decide(outcome, signal);
       const decision = isThenable(made) ? await made : made;
       if (!decision.retry) throw cause;

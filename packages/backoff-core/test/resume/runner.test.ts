@@ -1,6 +1,12 @@
 import { VirtualClock } from '@backoff/test-utils';
 import { describe, expect, it } from 'vitest';
-import { BackoffMetrics, CircuitBreaker, getBackoffResult, RetryBudget, withBackoff } from '../../src/index.ts';
+import {
+  BackoffMetrics,
+  CircuitBreaker,
+  getBackoffResult,
+  RetryBudget,
+  withBackoff,
+} from '../../src/index.ts';
 import type { RetryEvent } from '../../src/run/events.ts';
 import { FileServer, pattern, readAll } from './memory-server.ts';
 
@@ -105,7 +111,7 @@ describe('a cut body under the runner', () => {
     expect(sent).toEqual([null, '1', null]);
   });
 
-  it("an event stream whose own retry: outlasts the deadline ends there, and spends no budget token on it", async () => {
+  it('an event stream whose own retry: outlasts the deadline ends there, and spends no budget token on it', async () => {
     let connections = 0;
     const clock = new VirtualClock();
     const fetchFn = async () => {

@@ -270,7 +270,7 @@ async function hold(
  */
 async function gates(call: Call, signal: AbortSignal | undefined): Promise<void> {
   const features = call.features;
-  if (features === undefined || features.length === 0) return;
+  if (features === undefined) return;
   for (let i = 0; i < features.length; i++) {
     const gate = features[i] as FeatureCall;
     const answer = asked(gate, call, signal);

@@ -5,7 +5,10 @@ import { INTEGRATION, testKind } from './vitest.split.ts';
 
 type TestOptions = NonNullable<ViteUserConfig['test']>;
 
-const NO_SOCKETS = fileURLToPath(new URL('./test/test-utils/src/no-sockets.ts', import.meta.url));
+// The unit run's guards: a unit test opens no socket and reads no wall clock.
+const UNIT_GUARDS = ['no-sockets.ts', 'no-wall-clock.ts'].map((file) =>
+  fileURLToPath(new URL(`./test/test-utils/src/${file}`, import.meta.url)),
+);
 
 /** The part of a project a unit or integration run takes (vitest.split.ts), or all of it. */
 function selected(name: string, test: TestOptions): TestOptions {
@@ -17,7 +20,7 @@ function selected(name: string, test: TestOptions): TestOptions {
     return {
       ...test,
       exclude: [...configDefaults.exclude, ...(test.exclude ?? []), ...integration],
-      setupFiles: [NO_SOCKETS, ...[test.setupFiles ?? []].flat()],
+      setupFiles: [...UNIT_GUARDS, ...[test.setupFiles ?? []].flat()],
     };
   }
   if (kind === 'integration') {

@@ -2,7 +2,8 @@
  * Which tests are unit tests (`pnpm test:unit`: no socket, browser or install; fast enough to run on every save)
  * and which are integration tests (`pnpm test:integration`: the rest). Listed here are the integration tests, by
  * project: `'all'` or files relative to the project. Every other test is a unit test, run with a guard that fails
- * a test that listens or connects (test/test-utils/src/no-sockets.ts). `pnpm test` runs both;
+ * a test that listens or connects (test/test-utils/src/no-sockets.ts) or reads the wall clock
+ * (no-wall-clock.ts). `pnpm test` runs both;
  * test/pack-smoke/test/test-split.test.ts proves that together they run every test once.
  */
 export const INTEGRATION: Readonly<Record<string, 'all' | readonly string[]>> = {

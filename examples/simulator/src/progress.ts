@@ -6,19 +6,20 @@ export interface ProgressSink {
 
 /**
  * Progress of a long loop on stderr. On a terminal one line is redrawn in place (at most every 100 ms of wall
- * time); elsewhere (CI logs, pipes) a line is printed at each quarter, so logs stay short.
+ * time, read from `now`); elsewhere (CI logs, pipes) a line is printed at each quarter, so logs stay short.
  */
 export function progress(
   label: string,
   sink: ProgressSink = process.stderr,
+  now: () => number = () => performance.now(),
 ): (done: number, total: number) => void {
-  let lastDraw = 0;
+  let lastDraw = Number.NEGATIVE_INFINITY;
   let lastQuarter = 0;
   return (done, total) => {
     if (sink.isTTY) {
-      const now = performance.now();
-      if (done < total && now - lastDraw < 100) return;
-      lastDraw = now;
+      const at = now();
+      if (done < total && at - lastDraw < 100) return;
+      lastDraw = at;
       sink.write(`\r${label}: ${done}/${total} runs${done === total ? '\n' : ''}`);
       return;
     }

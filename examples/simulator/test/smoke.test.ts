@@ -73,12 +73,16 @@ describe('progress', () => {
     expect(lines).toEqual(['runs: 2/8 runs\n', 'runs: 4/8 runs\n', 'runs: 6/8 runs\n', 'runs: 8/8 runs\n']);
   });
 
-  it('redraws one line on a terminal and ends it', () => {
+  it('redraws one line on a terminal, at most every 100 ms, and ends it', () => {
     const out: string[] = [];
-    const tick = progress('runs', { isTTY: true, write: (t) => out.push(t) });
-    tick(1, 3);
-    tick(3, 3);
-    expect(out[0]).toBe('\rruns: 1/3 runs');
-    expect(out.at(-1)).toBe('\rruns: 3/3 runs\n');
+    let now = 5000;
+    const tick = progress('runs', { isTTY: true, write: (t) => out.push(t) }, () => now);
+    tick(1, 4);
+    now += 99;
+    tick(2, 4);
+    now += 1;
+    tick(3, 4);
+    tick(4, 4);
+    expect(out).toEqual(['\rruns: 1/4 runs', '\rruns: 3/4 runs', '\rruns: 4/4 runs\n']);
   });
 });

@@ -84,25 +84,25 @@ describe('a store that answers later', () => {
 
   it('a hold answered after the abort is given back', async () => {
     const { store, memory, pending, release } = lateStore();
+    const clock = new VirtualClock();
     // The key's quota is spent for 1 s: the reservation the store answers late is a hold.
     memory.learn(
       'https://api.test',
       {
         status: 200,
         ticket: 0,
-        sentAt: Date.now(),
+        sentAt: clock.now(),
         serverDelay: undefined,
         remaining: 0,
         reset: 1000,
         interval: 100,
       },
-      Date.now(),
+      clock.now(),
       LIMITS,
     );
     const controller = new AbortController();
-    const call = withBackoff(ok, { pacer: new Pacer({ store }) })('https://api.test/a', {
-      signal: controller.signal,
-    });
+    const send = withBackoff(ok, { pacer: new Pacer({ store }), now: clock.now, timers: clock.timers });
+    const call = send('https://api.test/a', { signal: controller.signal });
     await vi.waitFor(() => expect(pending).toHaveLength(1));
     controller.abort(new Error('gone'));
     await expect(call).rejects.toThrow('gone');
@@ -153,9 +153,15 @@ describe('a store that answers later', () => {
     };
     const breaker = new CircuitBreaker({ store, consecutiveFailures: 1 });
     const fetch = vi.fn(() => Promise.resolve(new Response('down', { status: 500 })));
-    const send = withBackoff(fetch, { circuitBreaker: breaker, retries: 0 });
+    const clock = new VirtualClock();
+    const send = withBackoff(fetch, {
+      circuitBreaker: breaker,
+      retries: 0,
+      now: clock.now,
+      timers: clock.timers,
+    });
     await expect(send('https://api.test/a')).resolves.toMatchObject({ status: 500 });
-    await vi.waitFor(async () => expect(await breaker.state('https://api.test')).toBe('open'));
+    await vi.waitFor(async () => expect(await breaker.state('https://api.test', clock.now())).toBe('open'));
     await expect(send('https://api.test/a')).rejects.toMatchObject({ code: 'ERR_CIRCUIT_OPEN' });
     expect(fetch).toHaveBeenCalledTimes(1);
   });

@@ -427,6 +427,7 @@ describe('CircuitBreaker through the policy (startCall and decide)', () => {
       circuitBreaker: new CircuitBreaker({ consecutiveFailures: 1 }),
       budget,
       random: () => 0.5,
+      now: () => 0,
     });
     const slow = startCall(backoff, request);
     const last = startCall(backoff.extend({ retries: 0 }), request);
@@ -448,7 +449,7 @@ describe('CircuitBreaker through the policy (startCall and decide)', () => {
       },
       clearTimeout: () => {},
     };
-    const backoff = createBackoff({ circuitBreaker: breaker, timers, budget: false });
+    const backoff = createBackoff({ circuitBreaker: breaker, timers, budget: false, now: () => 0 });
     const { error, result, sent } = await run(backoff, [failure, { type: 'response', status: 200 }], request);
     expect(error).toBeInstanceOf(CircuitOpenError);
     expect(sent).toBe(1);

@@ -5,24 +5,20 @@ import { DRIVERS, FaultServer } from '../src/index.ts';
 
 const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
 const CHILD = fileURLToPath(new URL('./fixtures/exit-child.ts', import.meta.url));
-/**
- * How long the child may take, start-up (tsx compiling the sources) included: 20 s. Every client there has
- * waits aborted one minute before they would end: a timer left behind would keep the process alive for 60 s.
- */
-const EXIT_BOUND = 20_000;
-
 interface Exit {
   readonly code: number | null;
   readonly signal: NodeJS.Signals | null;
-  readonly elapsed: number;
   readonly stdout: string;
   readonly stderr: string;
 }
 
-/** Runs the child against `url` and waits for it to end by itself (killed, and so failed, after 60 s). */
+/**
+ * Runs the child against `url` and waits for it to end by itself. Every client there has waits aborted an hour
+ * before they would end: a timer left behind keeps the process alive until it is killed at 60 s (a SIGKILL, and
+ * so a failure), however busy the machine. Start-up (tsx compiling the sources) takes seconds.
+ */
 function runChild(url: string): Promise<Exit> {
   return new Promise((resolve, reject) => {
-    const started = performance.now();
     const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@backoff/source', CHILD, url], {
       cwd: PACKAGE,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -39,7 +35,7 @@ function runChild(url: string): Promise<Exit> {
     child.on('error', reject);
     child.on('exit', (code, signal) => {
       clearTimeout(killer);
-      resolve({ code, signal, elapsed: performance.now() - started, stdout, stderr });
+      resolve({ code, signal, stdout, stderr });
     });
   });
 }
@@ -49,13 +45,12 @@ describe('the process can exit by itself', () => {
   beforeAll(() => server.listen());
   afterAll(() => server.close());
 
-  it('a child running 200 requests per client (retries, resets, timeouts, aborted 60 s waits) exits on its own', {
+  it('a child running 200 requests per client (retries, resets, timeouts, aborted hour-long waits) exits on its own', {
     timeout: 90_000,
   }, async () => {
     const exit = await runChild(server.url);
     expect(exit.stderr).toBe('');
     expect(exit).toMatchObject({ code: 0, signal: null });
-    expect(exit.elapsed).toBeLessThan(EXIT_BOUND);
 
     const summary = JSON.parse(exit.stdout) as Record<string, Record<string, number>>;
     expect(Object.keys(summary)).toEqual(DRIVERS.map((driver) => driver.name));

@@ -547,7 +547,7 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       const waitsWhenDone: number[] = [];
       const settled = await client({
         onRetry: async () => {
-          await new Promise((resolve) => setTimeout(resolve, 1));
+          await new Promise((resolve) => setImmediate(resolve));
           waitsWhenDone.push(clock.waits.length);
         },
       }).send({ method: 'GET', path: '/items' });
@@ -572,8 +572,8 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       let release: (value: boolean) => void = () => {};
       const settled = await client({
         shouldRetry: () => {
-          // Abort while the condition is still pending; it answers only after the call has ended.
-          setTimeout(() => controller.abort(), 1);
+          // Abort while the condition is still pending (a turn later); it answers only after the call has ended.
+          setImmediate(() => controller.abort());
           return new Promise<boolean>((resolve) => {
             release = resolve;
           });

@@ -4,14 +4,10 @@
 // scripted servers are fine.
 import net from 'node:net';
 import { constants } from 'node:os';
-import { afterAll, afterEach } from 'vitest';
-
-const violations: string[] = [];
+import { violation } from './unit-violations.js';
 
 function record(what: string): string {
-  const message = `A unit test may not ${what}: make it an integration test (vitest.split.ts).`;
-  violations.push(message);
-  return message;
+  return violation(`A unit test may not ${what}: make it an integration test (vitest.split.ts).`);
 }
 
 net.Server.prototype.listen = function listen() {
@@ -35,11 +31,3 @@ for (const [handle, method] of [
     return refused;
   };
 }
-
-function check() {
-  const found = violations.splice(0);
-  if (found.length > 0) throw new Error(found.join('\n'));
-}
-
-afterEach(check);
-afterAll(check);

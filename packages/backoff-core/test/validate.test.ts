@@ -119,6 +119,19 @@ describe('options are validated at createBackoff, naming the option', () => {
       /`tracer`.*getTracer\('my-app'\)/,
     ],
     ["tracer 'my-app'", { tracer: 'my-app' }, TypeError, /`tracer`/],
+    [
+      "redactQueryParams 'token'",
+      { redactQueryParams: 'token' },
+      TypeError,
+      /^Expected `redactQueryParams` to be an array of query parameter names \(`\['token'\]`\), got "token"\.$/,
+    ],
+    [
+      "redactQueryParams ['token', '']",
+      { redactQueryParams: ['token', ''] },
+      TypeError,
+      /^Expected `redactQueryParams` to be an array of query parameter names \(`\['token'\]`\), got ""\.$/,
+    ],
+    ['redactQueryParams [1]', { redactQueryParams: [1] }, TypeError, /`redactQueryParams`.*got 1\.$/],
     ['maxRetryAfter -1', { maxRetryAfter: -1 }, RangeError, /`maxRetryAfter`/],
     ['maxRetryAfter above 2^31-1', { maxRetryAfter: MAX_TIMER_DELAY + 1 }, RangeError, /`maxRetryAfter`/],
     [
@@ -677,6 +690,7 @@ describe('valid options: boundaries accepted, defaults kept', () => {
         beforeAttempt: undefined,
         attemptTimeout: undefined,
         tracer: undefined,
+        redactQueryParams: undefined,
         resume: undefined,
         random: undefined,
         now: undefined,

@@ -264,6 +264,40 @@ describe.each(RESUME_CLIENTS)('$name with resume', (client) => {
     }
   });
 
+  it('a strong ETag that matches decides: a Last-Modified that moved between the cut and the resume is no change', async () => {
+    const at = path('etag-decides');
+    const gate = afterFirstChunk();
+    server.files.set(at, {
+      size: MiB,
+      seed: 14,
+      etag: '"e"',
+      ranges: true,
+      cuts: [MiB / 2],
+      beforeCut: gate.beforeCut,
+      headers: { 'last-modified': 'Tue, 01 Dec 2026 10:00:00 GMT' },
+    });
+    // Touched, not changed, as the resume waits: the same bytes under the same strong ETag.
+    const { timers } = recordingTimers(() => {
+      Object.assign(server.files.get(at) ?? {}, {
+        headers: { 'last-modified': 'Tue, 01 Dec 2026 11:00:00 GMT' },
+      });
+    });
+    const http = client.create({ resume: true, timers });
+    try {
+      const response = await http.get(origin + at);
+      const { bytes, error } = await readAll(response, gate.took);
+      expect(error).toBeUndefined();
+      expect(sha256(bytes)).toBe(seededSha256(14, MiB));
+      expect(hits(at).map((hit) => [hit.status, hit.ifRange])).toEqual([
+        [200, undefined],
+        [206, '"e"'],
+      ]);
+      expect(response.result()).toMatchObject({ attempts: 2, resumes: 1, reason: 'success' });
+    } finally {
+      http.close();
+    }
+  });
+
   it('the validator changes before any byte reached the caller: the new representation, whole', async () => {
     const at = path('changes-early');
     server.files.set(at, { size: MiB, seed: 7, etag: '"v1"', ranges: true, cuts: [0] });

@@ -166,7 +166,7 @@ describe('options are validated at createBackoff, naming the option', () => {
       "resume 'yes'",
       { resume: 'yes' },
       TypeError,
-      /`resume` to be true, false or \{ ranges\?, eventStreams\?, restart\?, maxEventSize\? \}, got "yes"/,
+      /`resume` to be true, false or \{ ranges\?, eventStreams\?, replayEvents\?, restart\?, maxEventSize\? \}, got "yes"/,
     ],
     ['resume null', { resume: null }, TypeError, /`resume` to be true, false or \{.*got null/],
     [
@@ -176,6 +176,12 @@ describe('options are validated at createBackoff, naming the option', () => {
       /`resume.ranges` to be a boolean, got "no"/,
     ],
     ['resume.restart 0', { resume: { restart: 0 } }, TypeError, /`resume.restart` to be a boolean, got 0/],
+    [
+      "resume.replayEvents 'yes'",
+      { resume: { replayEvents: 'yes' } },
+      TypeError,
+      /`resume.replayEvents` to be a boolean, got "yes"/,
+    ],
     [
       'resume.maxEventSize 0',
       { resume: { maxEventSize: 0 } },

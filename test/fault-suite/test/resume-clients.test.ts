@@ -403,6 +403,65 @@ describe.each(RESUME_CLIENTS)('$name with resume', (client) => {
       http.close();
     }
   });
+
+  /** The data of each event the caller read, in order. */
+  const eventData = (bytes: Uint8Array) =>
+    [...new TextDecoder().decode(bytes).matchAll(/data: (event \d+)/g)].map((match) => match[1]);
+  /** Five events, the third of which resets the last event id with an empty `id:`. */
+  const resetting: ServedEvent[] = [1, 2, 3, 4, 5].map((i) => ({
+    id: i === 3 ? '' : String(i),
+    data: `event ${i}`,
+  }));
+
+  it('an event stream whose id was reset (an empty id:) and then cut fails with no-event-id: no event is read twice', async () => {
+    const at = path('events-reset');
+    const gate = afterFirstChunk();
+    server.streams.set(at, {
+      events: resetting,
+      connections: [
+        { retry: 1000, eol: '\n', cutAfter: 3 },
+        { retry: 1000, eol: '\n', cutAfter: undefined },
+      ],
+      beforeCut: gate.beforeCut,
+    });
+    const { timers } = recordingTimers();
+    const http = client.create({ resume: true, timers });
+    try {
+      const { bytes, error } = await readAll(await http.get(origin + at), gate.took);
+      expect(error).toBeInstanceOf(ResumeError);
+      expect(error).toMatchObject({ code: 'no-event-id', received: bytes.length });
+      expect(eventData(bytes)).toEqual(['event 1', 'event 2', 'event 3']);
+      expect(hits(at)).toHaveLength(1);
+    } finally {
+      http.close();
+    }
+  });
+
+  it('replayEvents: the stream whose id was reset reconnects without Last-Event-ID, and the server starts over', async () => {
+    const at = path('events-replay');
+    const gate = afterFirstChunk();
+    server.streams.set(at, {
+      events: resetting,
+      connections: [
+        { retry: 1000, eol: '\n', cutAfter: 3 },
+        { retry: 1000, eol: '\n', cutAfter: undefined },
+      ],
+      beforeCut: gate.beforeCut,
+    });
+    const { timers } = recordingTimers();
+    const http = client.create({ resume: { replayEvents: true }, timers });
+    try {
+      const { bytes, error } = await readAll(await http.get(origin + at), gate.took);
+      expect(error).toBeUndefined();
+      expect(eventData(bytes)).toEqual([
+        ...['event 1', 'event 2', 'event 3'],
+        ...['event 1', 'event 2', 'event 3', 'event 4', 'event 5'],
+      ]);
+      expect(hits(at).map((hit) => hit.lastEventId)).toEqual([undefined, undefined]);
+    } finally {
+      http.close();
+    }
+  });
 });
 
 describe('what each client adds', () => {

@@ -13,8 +13,9 @@
  * - `'encoded'`: the body has a `Content-Encoding` (gzip, br...): a range counts encoded bytes while you read
  *   decoded ones, so no offset can be asked for.
  * - `'status'`: the new request was answered with a status that carries no continuation (a 404, a 500...).
- * - `'no-event-id'`: an event stream whose events carry no `id:` was cut after events reached you: a reconnection
- *   could neither skip what you got nor be sure to miss nothing.
+ * - `'no-event-id'`: an event stream was cut after events reached you while it had no last event id (its events
+ *   carry no `id:`, or an empty `id:` reset it): a reconnection could neither skip what you got nor be sure to miss
+ *   nothing (`replayEvents` reconnects anyway).
  * - `'event-too-large'`: an event stream was cut inside an event larger than `maxEventSize`, part of which
  *   already reached you.
  */

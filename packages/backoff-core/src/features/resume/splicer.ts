@@ -244,16 +244,19 @@ export class Splicer<R> {
         cut,
       );
     }
-    if (!events.hasIds) {
+    // No id to go on from (none ever, or an empty `id:` reset it): a reconnection without one starts wherever the
+    // server starts, which may repeat events the caller got; only a caller who said it can take that reconnects.
+    const noId = events.lastEventId === '';
+    if (noId && !this.#call.options.replayEvents) {
       this.#fail(
         'no-event-id',
-        'its events carry no id, so a reconnection could neither skip the events already received nor be sure to miss none',
+        events.hasIds
+          ? 'an event with an empty id reset the last event id, so a reconnection could not tell the server where to go on and might repeat the events already received (replayEvents allows that)'
+          : 'its events carry no id, so a reconnection could neither skip the events already received nor be sure to miss none (replayEvents allows a reconnection anyway)',
         cut,
       );
     }
-    // An empty id is the server's reset: reconnect without one, as EventSource does.
-    const headers: Record<string, string> =
-      events.lastEventId === '' ? {} : { 'Last-Event-ID': headerValue(events.lastEventId) };
+    const headers: Record<string, string> = noId ? {} : { 'Last-Event-ID': headerValue(events.lastEventId) };
     const part = await this.#reopen(headers, cut, events.retry);
     if (part === undefined) return;
     // 204 is how a server tells an event stream's client to stop reconnecting.

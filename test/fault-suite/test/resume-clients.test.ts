@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { inspect } from 'node:util';
 import { BackoffMetrics, ResumeError, RetryBudget } from 'backoff-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESUME_CLIENTS, readAll, recordingTimers } from '../src/resume-clients.ts';
@@ -352,17 +353,53 @@ describe.each(RESUME_CLIENTS)('$name with resume', (client) => {
     }
   });
 
-  it('a keyless POST is never resumed: its body fails as it broke, sent once', async () => {
+  it('a POST is never resumed: its cut body fails with a ResumeError that says why, sent once', async () => {
     const at = path('post');
     server.files.set(at, { size: MiB, seed: 5, etag: '"p"', ranges: true, cuts: [200_000] });
     const { timers } = recordingTimers();
-    const http = client.create({ resume: true, timers });
+    const http = client.create({ resume: true, timers, idempotencyKey: 'auto' });
     try {
       const response = await http.get(origin + at, { method: 'POST', body: 'order=1' });
-      const { error } = await readAll(response);
-      expect(error).toBeDefined();
-      expect(error).not.toBeInstanceOf(ResumeError);
+      const { bytes, error } = await readAll(response);
+      expect(error).toBeInstanceOf(ResumeError);
+      expect(error).toMatchObject({ code: 'unsafe-method', received: bytes.length });
+      expect((error as Error).message).toMatch(
+        /cannot be resumed: resume continues the bodies of GET and HEAD only: a POST is not sent again to continue its body\.$/,
+      );
+      expect((error as Error).cause).toBeDefined();
+      expect(sha256(bytes)).toBe(sha256(prefix(5, bytes.length)));
       expect(hits(at).map((hit) => hit.method)).toEqual(['POST']);
+      expect(response.result()).toMatchObject({ attempts: 1, resumes: 0, reason: 'not-resumable' });
+    } finally {
+      http.close();
+    }
+  });
+
+  it('a download whose resume failed says so in its result (not-resumable), which console.log shows with its values', async () => {
+    const at = path('result');
+    const gate = afterFirstChunk();
+    server.files.set(at, {
+      size: MiB,
+      seed: 15,
+      etag: '"n"',
+      ranges: false,
+      cuts: [MiB / 2],
+      beforeCut: gate.beforeCut,
+    });
+    const { timers } = recordingTimers();
+    const http = client.create({ resume: true, timers, jitter: 'none', baseDelay: 100 });
+    try {
+      const response = await http.get(origin + at);
+      const { error } = await readAll(response, gate.took);
+      expect(error).toMatchObject({ name: 'ResumeError', code: 'no-ranges' });
+      const result = response.result();
+      expect(result).toMatchObject({ attempts: 2, resumes: 1, totalDelay: 100, reason: 'not-resumable' });
+      expect(Object.isFrozen(result)).toBe(true);
+      const shown = inspect(result);
+      expect(shown).not.toMatch(/Getter/);
+      expect(shown).toMatch(/attempts: 2,/);
+      expect(shown).toMatch(/reason: 'not-resumable'/);
+      expect(shown).toMatch(/resumes: 1/);
     } finally {
       http.close();
     }
@@ -427,11 +464,13 @@ describe.each(RESUME_CLIENTS)('$name with resume', (client) => {
     const { timers } = recordingTimers();
     const http = client.create({ resume: true, timers });
     try {
-      const { bytes, error } = await readAll(await http.get(origin + at), gate.took);
+      const response = await http.get(origin + at);
+      const { bytes, error } = await readAll(response, gate.took);
       expect(error).toBeInstanceOf(ResumeError);
       expect(error).toMatchObject({ code: 'no-event-id', received: bytes.length });
       expect(eventData(bytes)).toEqual(['event 1', 'event 2', 'event 3']);
       expect(hits(at)).toHaveLength(1);
+      expect(response.result()).toMatchObject({ attempts: 1, reason: 'not-resumable' });
     } finally {
       http.close();
     }

@@ -264,14 +264,32 @@ describe('resumeBody: a byte body continued with ranges', () => {
 });
 
 describe('what is never resumed', () => {
-  it.each(['POST', 'PUT', 'PATCH', 'DELETE'])('a %s body is returned as it is', async (method) => {
-    const server = new FileServer(FILE, [300]);
-    const first = server.respond();
-    const { asked, reopen } = reopener(() => server.respond());
-    expect(resumeBody(first, call(reopen, {}, { method }))).toBe(first.body);
-    expect(resumeResponse(first, call(reopen, {}, { method }))).toBe(first);
-    expect((await readAll(first.body)).error).toBeInstanceOf(TypeError);
-    expect(asked).toEqual([]);
+  it.each(['POST', 'PUT', 'PATCH', 'DELETE'])(
+    'a %s body reaches the caller as it comes; a cut, even before any byte, fails saying why it does not go on',
+    async (method) => {
+      for (const cut of [300, 0]) {
+        const server = new FileServer(FILE, [cut]);
+        const { asked, reopen } = reopener(() => server.respond());
+        const { bytes, error } = await readAll(resumeBody(server.respond(), call(reopen, {}, { method })));
+        expect(bytes).toEqual(FILE.subarray(0, bytes.length));
+        expect(error).toBeInstanceOf(ResumeError);
+        expect(error).toMatchObject({ code: 'unsafe-method', received: bytes.length, cause: terminated() });
+        expect((error as Error).message).toMatch(
+          new RegExp(`GET and HEAD only: a ${method} is not sent again to continue its body\\.$`),
+        );
+        expect(asked).toEqual([]);
+      }
+    },
+  );
+
+  it('an event stream of a POST is handed over as it comes, not held back to whole events', async () => {
+    const { reopen } = reopener(() => events('data: again\n\n'));
+    const reader = (
+      resumeBody(events('id: 1\ndata: a', undefined), call(reopen, {}, { method: 'POST' })) as ReadableStream
+    ).getReader();
+    const { value } = await reader.read();
+    expect(decoder.decode(value)).toBe('id: 1');
+    await reader.cancel();
   });
 
   it('a body already being read is returned as it is', () => {

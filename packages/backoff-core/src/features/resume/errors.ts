@@ -18,6 +18,8 @@
  *   nothing (`replayEvents` reconnects anyway).
  * - `'event-too-large'`: an event stream was cut inside an event larger than `maxEventSize`, part of which
  *   already reached you.
+ * - `'unsafe-method'`: the body of a request other than a GET or a HEAD (a POST's stream, say) was cut: such a
+ *   request is not sent again to continue its body.
  */
 export type ResumeErrorCode =
   | 'changed'
@@ -28,7 +30,8 @@ export type ResumeErrorCode =
   | 'encoded'
   | 'status'
   | 'no-event-id'
-  | 'event-too-large';
+  | 'event-too-large'
+  | 'unsafe-method';
 
 /**
  * The error a resumed body fails with when the cut could not be repaired without giving you wrong bytes: `code`

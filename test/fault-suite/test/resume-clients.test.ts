@@ -449,9 +449,8 @@ describe.each(RESUME_CLIENTS)('$name with resume', (client) => {
     id: i === 3 ? '' : String(i),
     data: `event ${i}`,
   }));
-
-  it('an event stream whose id was reset (an empty id:) and then cut fails with no-event-id: no event is read twice', async () => {
-    const at = path('events-reset');
+  /** Serves `resetting` at `at`: its first connection cut after the reset, once the caller took a chunk. */
+  const serveResetting = (at: string) => {
     const gate = afterFirstChunk();
     server.streams.set(at, {
       events: resetting,
@@ -461,6 +460,12 @@ describe.each(RESUME_CLIENTS)('$name with resume', (client) => {
       ],
       beforeCut: gate.beforeCut,
     });
+    return gate;
+  };
+
+  it('an event stream whose id was reset (an empty id:) and then cut fails with no-event-id: no event is read twice', async () => {
+    const at = path('events-reset');
+    const gate = serveResetting(at);
     const { timers } = recordingTimers();
     const http = client.create({ resume: true, timers });
     try {
@@ -478,15 +483,7 @@ describe.each(RESUME_CLIENTS)('$name with resume', (client) => {
 
   it('replayEvents: the stream whose id was reset reconnects without Last-Event-ID, and the server starts over', async () => {
     const at = path('events-replay');
-    const gate = afterFirstChunk();
-    server.streams.set(at, {
-      events: resetting,
-      connections: [
-        { retry: 1000, eol: '\n', cutAfter: 3 },
-        { retry: 1000, eol: '\n', cutAfter: undefined },
-      ],
-      beforeCut: gate.beforeCut,
-    });
+    const gate = serveResetting(at);
     const { timers } = recordingTimers();
     const http = client.create({ resume: { replayEvents: true }, timers });
     try {

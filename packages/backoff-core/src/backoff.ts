@@ -30,7 +30,7 @@ function featuresOf(options: ResolvedOptions): Feature[] {
   }
   const features = sources.map((source) => source.feature(options, sources));
   // Last: its call span ends after the others heard of the end, and it sees every hold the pacer made.
-  if (options.tracer !== undefined) features.push(tracing(options.tracer));
+  if (options.tracer !== undefined) features.push(tracing(options.tracer, options.redactQueryParams));
   return features;
 }
 

@@ -74,6 +74,17 @@ describe('spans of withBackoff, against a scripted fetch', () => {
     expect(redactedUrl('http://example.com/')).toBe('http://example.com/');
   });
 
+  it('redactedUrl: a user alone is redacted too; a name is read decoded and matched case-sensitively; the rest of the query stays byte for byte', () => {
+    expect(redactedUrl('https://token@example.com/a')).toBe('https://REDACTED:REDACTED@example.com/a');
+    expect(
+      redactedUrl('https://example.com/a?X%2DAmz%2DSignature=s&x-amz-signature=kept&q=a+b%20c&flag&sig'),
+    ).toBe('https://example.com/a?X%2DAmz%2DSignature=REDACTED&x-amz-signature=kept&q=a+b%20c&flag&sig');
+    expect(redactedUrl('https://example.com/a?token=t&q=1', new Set(['token']))).toBe(
+      'https://example.com/a?token=REDACTED&q=1',
+    );
+    expect(redactedUrl('https://example.com/a?')).toBe('https://example.com/a?');
+  });
+
   it('the default port of the scheme is server.port when the URL names none', async () => {
     const { fetch } = scripted([200]);
     await withBackoff(fetch, options())('https://example.com/a');

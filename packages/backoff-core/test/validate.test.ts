@@ -119,6 +119,19 @@ describe('options are validated at createBackoff, naming the option', () => {
       /`tracer`.*getTracer\('my-app'\)/,
     ],
     ["tracer 'my-app'", { tracer: 'my-app' }, TypeError, /`tracer`/],
+    [
+      "redactQueryParams 'token'",
+      { redactQueryParams: 'token' },
+      TypeError,
+      /^Expected `redactQueryParams` to be an array of query parameter names \(`\['token'\]`\), got "token"\.$/,
+    ],
+    [
+      "redactQueryParams ['token', '']",
+      { redactQueryParams: ['token', ''] },
+      TypeError,
+      /^Expected `redactQueryParams` to be an array of query parameter names \(`\['token'\]`\), got ""\.$/,
+    ],
+    ['redactQueryParams [1]', { redactQueryParams: [1] }, TypeError, /`redactQueryParams`.*got 1\.$/],
     ['maxRetryAfter -1', { maxRetryAfter: -1 }, RangeError, /`maxRetryAfter`/],
     ['maxRetryAfter above 2^31-1', { maxRetryAfter: MAX_TIMER_DELAY + 1 }, RangeError, /`maxRetryAfter`/],
     [
@@ -153,7 +166,7 @@ describe('options are validated at createBackoff, naming the option', () => {
       "resume 'yes'",
       { resume: 'yes' },
       TypeError,
-      /`resume` to be true, false or \{ ranges\?, eventStreams\?, restart\?, maxEventSize\? \}, got "yes"/,
+      /`resume` to be true, false or \{ ranges\?, eventStreams\?, replayEvents\?, restart\?, maxEventSize\? \}, got "yes"/,
     ],
     ['resume null', { resume: null }, TypeError, /`resume` to be true, false or \{.*got null/],
     [
@@ -163,6 +176,12 @@ describe('options are validated at createBackoff, naming the option', () => {
       /`resume.ranges` to be a boolean, got "no"/,
     ],
     ['resume.restart 0', { resume: { restart: 0 } }, TypeError, /`resume.restart` to be a boolean, got 0/],
+    [
+      "resume.replayEvents 'yes'",
+      { resume: { replayEvents: 'yes' } },
+      TypeError,
+      /`resume.replayEvents` to be a boolean, got "yes"/,
+    ],
     [
       'resume.maxEventSize 0',
       { resume: { maxEventSize: 0 } },
@@ -677,6 +696,7 @@ describe('valid options: boundaries accepted, defaults kept', () => {
         beforeAttempt: undefined,
         attemptTimeout: undefined,
         tracer: undefined,
+        redactQueryParams: undefined,
         resume: undefined,
         random: undefined,
         now: undefined,

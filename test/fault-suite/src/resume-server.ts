@@ -71,6 +71,8 @@ export interface ServedEvents {
   readonly events: readonly ServedEvent[];
   /** Per connection, in order: its `retry:` value, its line ending, and after how many events it is cut (mid-event). */
   readonly connections: readonly { retry: number; eol: string; cutAfter: number | undefined }[];
+  /** Each cut waits for it once the bytes before it are flushed (see `ServedFile.beforeCut`). */
+  readonly beforeCut?: () => Promise<void>;
 }
 
 /** What the server saw of one request. */
@@ -266,6 +268,12 @@ export class ResumeServer {
     // The cut comes inside the next event, after its id line: an id no event was dispatched with.
     if (plan.cutAfter !== undefined && next !== undefined)
       text += `id: ${next.id}${plan.eol}data: ${next.data.slice(0, 3)}`;
-    await this.#write(res, [new TextEncoder().encode(text)], hit, plan.cutAfter !== undefined);
+    await this.#write(
+      res,
+      [new TextEncoder().encode(text)],
+      hit,
+      plan.cutAfter !== undefined,
+      served.beforeCut,
+    );
   }
 }

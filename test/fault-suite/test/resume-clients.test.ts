@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { inspect } from 'node:util';
 import { BackoffMetrics, ResumeError, RetryBudget } from 'backoff-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESUME_CLIENTS, readAll, recordingTimers } from '../src/resume-clients.ts';
@@ -264,6 +265,40 @@ describe.each(RESUME_CLIENTS)('$name with resume', (client) => {
     }
   });
 
+  it('a strong ETag that matches decides: a Last-Modified that moved between the cut and the resume is no change', async () => {
+    const at = path('etag-decides');
+    const gate = afterFirstChunk();
+    server.files.set(at, {
+      size: MiB,
+      seed: 14,
+      etag: '"e"',
+      ranges: true,
+      cuts: [MiB / 2],
+      beforeCut: gate.beforeCut,
+      headers: { 'last-modified': 'Tue, 01 Dec 2026 10:00:00 GMT' },
+    });
+    // Touched, not changed, as the resume waits: the same bytes under the same strong ETag.
+    const { timers } = recordingTimers(() => {
+      Object.assign(server.files.get(at) ?? {}, {
+        headers: { 'last-modified': 'Tue, 01 Dec 2026 11:00:00 GMT' },
+      });
+    });
+    const http = client.create({ resume: true, timers });
+    try {
+      const response = await http.get(origin + at);
+      const { bytes, error } = await readAll(response, gate.took);
+      expect(error).toBeUndefined();
+      expect(sha256(bytes)).toBe(seededSha256(14, MiB));
+      expect(hits(at).map((hit) => [hit.status, hit.ifRange])).toEqual([
+        [200, undefined],
+        [206, '"e"'],
+      ]);
+      expect(response.result()).toMatchObject({ attempts: 2, resumes: 1, reason: 'success' });
+    } finally {
+      http.close();
+    }
+  });
+
   it('the validator changes before any byte reached the caller: the new representation, whole', async () => {
     const at = path('changes-early');
     server.files.set(at, { size: MiB, seed: 7, etag: '"v1"', ranges: true, cuts: [0] });
@@ -318,17 +353,53 @@ describe.each(RESUME_CLIENTS)('$name with resume', (client) => {
     }
   });
 
-  it('a keyless POST is never resumed: its body fails as it broke, sent once', async () => {
+  it('a POST is never resumed: its cut body fails with a ResumeError that says why, sent once', async () => {
     const at = path('post');
     server.files.set(at, { size: MiB, seed: 5, etag: '"p"', ranges: true, cuts: [200_000] });
     const { timers } = recordingTimers();
-    const http = client.create({ resume: true, timers });
+    const http = client.create({ resume: true, timers, idempotencyKey: 'auto' });
     try {
       const response = await http.get(origin + at, { method: 'POST', body: 'order=1' });
-      const { error } = await readAll(response);
-      expect(error).toBeDefined();
-      expect(error).not.toBeInstanceOf(ResumeError);
+      const { bytes, error } = await readAll(response);
+      expect(error).toBeInstanceOf(ResumeError);
+      expect(error).toMatchObject({ code: 'unsafe-method', received: bytes.length });
+      expect((error as Error).message).toMatch(
+        /cannot be resumed: resume continues the bodies of GET and HEAD only: a POST is not sent again to continue its body\.$/,
+      );
+      expect((error as Error).cause).toBeDefined();
+      expect(sha256(bytes)).toBe(sha256(prefix(5, bytes.length)));
       expect(hits(at).map((hit) => hit.method)).toEqual(['POST']);
+      expect(response.result()).toMatchObject({ attempts: 1, resumes: 0, reason: 'not-resumable' });
+    } finally {
+      http.close();
+    }
+  });
+
+  it('a download whose resume failed says so in its result (not-resumable), which console.log shows with its values', async () => {
+    const at = path('result');
+    const gate = afterFirstChunk();
+    server.files.set(at, {
+      size: MiB,
+      seed: 15,
+      etag: '"n"',
+      ranges: false,
+      cuts: [MiB / 2],
+      beforeCut: gate.beforeCut,
+    });
+    const { timers } = recordingTimers();
+    const http = client.create({ resume: true, timers, jitter: 'none', baseDelay: 100 });
+    try {
+      const response = await http.get(origin + at);
+      const { error } = await readAll(response, gate.took);
+      expect(error).toMatchObject({ name: 'ResumeError', code: 'no-ranges' });
+      const result = response.result();
+      expect(result).toMatchObject({ attempts: 2, resumes: 1, totalDelay: 100, reason: 'not-resumable' });
+      expect(Object.isFrozen(result)).toBe(true);
+      const shown = inspect(result);
+      expect(shown).not.toMatch(/Getter/);
+      expect(shown).toMatch(/attempts: 2,/);
+      expect(shown).toMatch(/reason: 'not-resumable'/);
+      expect(shown).toMatch(/resumes: 1/);
     } finally {
       http.close();
     }
@@ -365,6 +436,64 @@ describe.each(RESUME_CLIENTS)('$name with resume', (client) => {
       expect(hits(at).map((hit) => hit.lastEventId)).toEqual([undefined, '4', '11', '14', '20', '25']);
       expect(response.result()).toMatchObject({ attempts: 6, resumes: 5, totalDelay: 10_000 });
       expect(metrics.snapshot()).toMatchObject({ calls: 1, attempts: 6, resumes: 5 });
+    } finally {
+      http.close();
+    }
+  });
+
+  /** The data of each event the caller read, in order. */
+  const eventData = (bytes: Uint8Array) =>
+    [...new TextDecoder().decode(bytes).matchAll(/data: (event \d+)/g)].map((match) => match[1]);
+  /** Five events, the third of which resets the last event id with an empty `id:`. */
+  const resetting: ServedEvent[] = [1, 2, 3, 4, 5].map((i) => ({
+    id: i === 3 ? '' : String(i),
+    data: `event ${i}`,
+  }));
+  /** Serves `resetting` at `at`: its first connection cut after the reset, once the caller took a chunk. */
+  const serveResetting = (at: string) => {
+    const gate = afterFirstChunk();
+    server.streams.set(at, {
+      events: resetting,
+      connections: [
+        { retry: 1000, eol: '\n', cutAfter: 3 },
+        { retry: 1000, eol: '\n', cutAfter: undefined },
+      ],
+      beforeCut: gate.beforeCut,
+    });
+    return gate;
+  };
+
+  it('an event stream whose id was reset (an empty id:) and then cut fails with no-event-id: no event is read twice', async () => {
+    const at = path('events-reset');
+    const gate = serveResetting(at);
+    const { timers } = recordingTimers();
+    const http = client.create({ resume: true, timers });
+    try {
+      const response = await http.get(origin + at);
+      const { bytes, error } = await readAll(response, gate.took);
+      expect(error).toBeInstanceOf(ResumeError);
+      expect(error).toMatchObject({ code: 'no-event-id', received: bytes.length });
+      expect(eventData(bytes)).toEqual(['event 1', 'event 2', 'event 3']);
+      expect(hits(at)).toHaveLength(1);
+      expect(response.result()).toMatchObject({ attempts: 1, reason: 'not-resumable' });
+    } finally {
+      http.close();
+    }
+  });
+
+  it('replayEvents: the stream whose id was reset reconnects without Last-Event-ID, and the server starts over', async () => {
+    const at = path('events-replay');
+    const gate = serveResetting(at);
+    const { timers } = recordingTimers();
+    const http = client.create({ resume: { replayEvents: true }, timers });
+    try {
+      const { bytes, error } = await readAll(await http.get(origin + at), gate.took);
+      expect(error).toBeUndefined();
+      expect(eventData(bytes)).toEqual([
+        ...['event 1', 'event 2', 'event 3'],
+        ...['event 1', 'event 2', 'event 3', 'event 4', 'event 5'],
+      ]);
+      expect(hits(at).map((hit) => hit.lastEventId)).toEqual([undefined, undefined]);
     } finally {
       http.close();
     }

@@ -3,12 +3,13 @@ import { ResumeError } from 'backoff-core';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESUME_CLIENTS, readAll, recordingTimers } from '../src/resume-clients.ts';
-import { ResumeServer, seededBytes } from '../src/resume-server.ts';
+import { ResumeServer, type ServedEvents, seededBytes } from '../src/resume-server.ts';
 
 // Never a spliced body: whatever the cuts, the server's range support (one that ignores If-Range too) and a file
-// replaced between two resumes, the
-// caller's bytes are a prefix of one representation (the whole of it when the body ends without error), and the
-// requests sent stay within the call's retries.
+// replaced between two resumes, the caller's bytes are a prefix of one representation (the whole of it when the body
+// ends without error), and the requests sent stay within the call's retries. Never an event twice: whatever the cuts
+// of an event stream and the events that reset its id (an empty `id:`), the caller reads each event at most once, in
+// order, none skipped.
 
 const SIZE = 256 * 1024;
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
@@ -70,6 +71,51 @@ describe.each(RESUME_CLIENTS)('$name with resume, any cuts', (client) => {
         }
       }),
       { numRuns: 25 },
+    );
+  });
+});
+
+/** An event stream drawn at random: its events (some resetting the id), and where each connection is cut. */
+const streams: fc.Arbitrary<{ served: ServedEvents; retries: number }> = fc
+  .record({
+    resets: fc.array(fc.boolean(), { minLength: 1, maxLength: 10 }),
+    cuts: fc.array(fc.option(fc.integer({ min: 0, max: 10 }), { nil: undefined }), {
+      minLength: 1,
+      maxLength: 5,
+    }),
+    eol: fc.constantFrom('\n', '\r\n', '\r'),
+    retries: fc.integer({ min: 0, max: 5 }),
+  })
+  .map(({ resets, cuts, eol, retries }) => ({
+    served: {
+      events: resets.map((reset, i) => ({ id: reset ? '' : String(i + 1), data: `event ${i + 1}` })),
+      connections: cuts.map((cutAfter) => ({ retry: 10, eol, cutAfter })),
+    },
+    retries,
+  }));
+
+describe.each(RESUME_CLIENTS)('$name with resume, any event stream', (client) => {
+  let n = 0;
+  it('hands the caller each event at most once, in order, none skipped, within retries', async () => {
+    await fc.assert(
+      fc.asyncProperty(streams, async ({ served, retries }) => {
+        const path = `/property-events-${client.name.replace(/\W+/g, '-')}-${++n}`;
+        server.streams.set(path, served);
+        const { timers } = recordingTimers();
+        const http = client.create({ resume: true, retries, timers });
+        try {
+          const { bytes, error } = await readAll(await http.get(origin + path));
+          const text = new TextDecoder().decode(bytes);
+          const seen = [...text.matchAll(/data: event (\d+)/g)].map((match) => Number(match[1]));
+          // 1, 2, ..., k: nothing twice, nothing out of order, nothing skipped.
+          expect(seen).toEqual(seen.map((_, i) => i + 1));
+          if (error instanceof ResumeError) expect(error.received).toBe(bytes.length);
+          expect(server.hits.filter((hit) => hit.path === path).length).toBeLessThanOrEqual(1 + retries);
+        } finally {
+          http.close();
+        }
+      }),
+      { numRuns: 25, seed: 20_261_205 },
     );
   });
 });

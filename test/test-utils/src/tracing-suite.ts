@@ -159,6 +159,55 @@ export function describeTracingClient(
       expect(recorder.started).toBe(2);
     });
 
+    /** Every attribute of every span of ours, and of every event on them, as text. */
+    const everything = () =>
+      JSON.stringify(ours().map((span) => [span.attributes, span.events.map((event) => event.attributes)]));
+
+    it("url.full of the call's span and of every attempt's keeps no signing secret: the conventions' query parameters are REDACTED", async () => {
+      const signed =
+        '/object?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIDEXAMPLE%2F20260101%2Fus-east-1%2Fs3%2Faws4_request' +
+        '&X-Amz-Security-Token=FwoGZXIvYXdzEXAMPLE&X-Amz-Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41' +
+        '&AWSAccessKeyId=AKIDOLD&Signature=oldsig&sig=azuresig&X-Goog-Signature=googsig&part=2';
+      server.script(signed, [503]);
+      await client().send({ method: 'GET', path: signed });
+      // The server got the URL as it was: only what the spans show is redacted.
+      expect(server.arrivals.map((arrival) => arrival.path)).toEqual([signed, signed]);
+      const spans = ours();
+      expect(spans).toHaveLength(3);
+      for (const span of spans) {
+        expect(span.attributes['url.full']).toBe(
+          `${server.base}/object?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=REDACTED` +
+            '&X-Amz-Security-Token=REDACTED&X-Amz-Signature=REDACTED' +
+            '&AWSAccessKeyId=REDACTED&Signature=REDACTED&sig=REDACTED&X-Goog-Signature=REDACTED&part=2',
+        );
+      }
+      for (const secret of [
+        'AKIDEXAMPLE',
+        'FwoGZXIv',
+        'f0e8bdb8',
+        'AKIDOLD',
+        'oldsig',
+        'azuresig',
+        'googsig',
+      ]) {
+        expect(everything()).not.toContain(secret);
+      }
+    });
+
+    it('redactQueryParams adds query parameters of your own to the redacted ones, matched by name as a server reads it', async () => {
+      const path = '/items?token=t0p-secret&api%5Fkey=k3y&Token=kept&X-Amz-Signature=s1gn&q=1';
+      server.script(path, [503]);
+      await client({ redactQueryParams: ['token', 'api_key'] }).send({ method: 'GET', path });
+      const spans = ours();
+      expect(spans).toHaveLength(3);
+      for (const span of spans) {
+        expect(span.attributes['url.full']).toBe(
+          `${server.base}/items?token=REDACTED&api%5Fkey=REDACTED&Token=kept&X-Amz-Signature=REDACTED&q=1`,
+        );
+      }
+      for (const secret of ['t0p-secret', 'k3y', 's1gn']) expect(everything()).not.toContain(secret);
+    });
+
     it('the server sees a traceparent on every attempt, naming that attempt', async () => {
       server.script('/items', [503, 503]);
       await client().send({ method: 'GET', path: '/items' });

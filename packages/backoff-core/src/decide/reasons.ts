@@ -40,6 +40,12 @@ export type StopReason =
   | 'method-not-idempotent'
   /** The request body is a one-shot stream that cannot be sent again. */
   | 'body-not-replayable'
+  /**
+   * The body was cut after the headers and could not go on (`resume`): the `ResumeError` it failed with says why in
+   * its `code` (the file changed, the server ignores ranges, a POST's body, an event stream without an id...). Shown
+   * once the body failed: until then the call had succeeded.
+   */
+  | 'not-resumable'
   /** `retries` retries were already made. */
   | 'retries-exhausted'
   /** The server asked for a delay longer than `maxRetryAfter`. */

@@ -240,6 +240,14 @@ export interface BackoffOptions<Res = unknown, Err = unknown> extends PeerOption
    */
   tracer?: TracerLike | undefined;
   /**
+   * More query parameters whose values are secrets, redacted in the spans' `url.full` (`?token=REDACTED`): matched
+   * by name, case-sensitively. The OpenTelemetry HTTP conventions' own list is always redacted (`AWSAccessKeyId`,
+   * `Signature`, `sig`, `X-Goog-Signature`, `X-Amz-Signature`, `X-Amz-Credential`, `X-Amz-Security-Token`), and so
+   * are a user and password in the URL.
+   * @default []
+   */
+  redactQueryParams?: readonly string[] | undefined;
+  /**
    * Called before every wait. If it returns a Promise, the wait starts once it resolves (an abort still ends the
    * call at once). If it throws or rejects, the call ends with that error and no retry is made.
    * @default undefined
@@ -323,6 +331,7 @@ export interface ResolvedOptions {
   readonly beforeAttempt: ((context: AttemptContext) => unknown) | undefined;
   readonly attemptTimeout: number | undefined;
   readonly tracer: TracerLike | undefined;
+  readonly redactQueryParams: ReadonlySet<string>;
   readonly resume: ResolvedResumeOptions | undefined;
   readonly random: () => number;
   readonly now: () => number;

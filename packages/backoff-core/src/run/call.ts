@@ -28,6 +28,9 @@ export interface Policy {
   readonly strategy: Strategy | undefined;
 }
 
+/** What Node's `util.inspect` (and so `console.log`) calls to show an object: a registered symbol, no import. */
+const INSPECT = Symbol.for('nodejs.util.inspect.custom');
+
 /** The result of every call that succeeded at its first attempt, the most common one: one frozen object. */
 const FIRST_TRY: BackoffResult = Object.freeze({
   attempts: 1,
@@ -211,6 +214,8 @@ export class Call implements CallView, CallFacts {
     for (const key of Object.keys(read())) {
       Object.defineProperty(live, key, { enumerable: true, get: () => read()[key as keyof BackoffResult] });
     }
+    // Node's console.log and util.inspect would show each getter as `[Getter]`: they get the values as they are now.
+    Object.defineProperty(live, INSPECT, { value: read });
     return Object.freeze(live) as unknown as BackoffResult;
   }
 }

@@ -44,7 +44,14 @@ export async function resumeBody<T>(
     return partOf(status, headerGetter(outcome.type === 'response' ? outcome.headers : undefined), null);
   };
   const reopen = continuation(call, client, steps);
-  return resumeStream(body, { method: call.method, reopen, options, signal: client.signal() }, open);
+  // A limit that stopped the continuation (retries, the budget, the deadline...) is the reason already; else the
+  // call that had succeeded failed after all, as its body could not go on.
+  const failed = () => {
+    if (call.last === undefined || call.last.reason === 'success') {
+      call.last = stop('not-resumable', call.last?.serverDelay);
+    }
+  };
+  return resumeStream(body, { method: call.method, reopen, options, signal: client.signal(), failed }, open);
 }
 
 /**

@@ -5,6 +5,7 @@ import {
   type NodeReadableLike,
   RESUME_DEFAULTS,
   type Reopen,
+  ResumeError,
   receivedHeaders,
   resumeReadable,
   type StreamResponse,
@@ -109,14 +110,24 @@ describe('resumeReadable: a Node stream that goes on across cuts', () => {
     expect(server.sources[0]?.cancelled).toBe(true);
   });
 
-  it('a POST body is returned as it is', () => {
-    const first = streamed(new FileServer(FILE, []).respond());
-    expect(
-      resumeReadable(
-        first,
-        call(async () => first, 'POST'),
-      ),
-    ).toBe(first.data);
+  it('a POST body cut fails with an unsafe-method ResumeError, its cause the cut, nothing sent again', async () => {
+    const server = new FileServer(FILE, [300]);
+    let reopened = 0;
+    const resumed = resumeReadable(
+      streamed(server.respond()),
+      call(async () => {
+        reopened++;
+        return streamed(server.respond());
+      }, 'POST'),
+    );
+    const { bytes, error } = await drain(resumed);
+    expect(error).toBeInstanceOf(ResumeError);
+    expect(error).toMatchObject({ code: 'unsafe-method', received: bytes.length });
+    expect((error as Error).message).toMatch(
+      /resume continues the bodies of GET and HEAD only: a POST is not sent again/,
+    );
+    expect((error as Error).cause).toBeInstanceOf(TypeError);
+    expect(reopened).toBe(0);
   });
 });
 

@@ -11,6 +11,7 @@ describe('the resume option', () => {
     expect(createBackoff({ resume: true }).options.resume).toEqual({
       ranges: true,
       eventStreams: true,
+      replayEvents: false,
       restart: true,
       maxEventSize: 1_048_576,
     });
@@ -19,7 +20,7 @@ describe('the resume option', () => {
   it('settings are laid over the defaults, and an undefined field keeps its default', () => {
     expect(
       createBackoff({ resume: { ranges: false, maxEventSize: 4096, restart: undefined } }).options.resume,
-    ).toEqual({ ranges: false, eventStreams: true, restart: true, maxEventSize: 4096 });
+    ).toEqual({ ranges: false, eventStreams: true, replayEvents: false, restart: true, maxEventSize: 4096 });
   });
 
   it('a per-request override replaces the policy resume setting, and false turns it off', () => {

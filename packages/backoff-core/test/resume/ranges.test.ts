@@ -224,6 +224,26 @@ describe('judgeRange: never a splice of another representation', () => {
     });
   });
 
+  it('a strong ETag that matches decides: a Last-Modified that moved is no change (RFC 9110 If-Range)', () => {
+    const both = rangeBody(
+      200,
+      headers({ 'content-length': '1000', etag: '"v1"', 'last-modified': SECOND_BEFORE, date: DATE }),
+    );
+    expect(both.validator).toBe('"v1"');
+    const part = { 'content-range': 'bytes 400-999/1000', etag: '"v1"' };
+    expect(judgeRange(both, 400, 206, headers({ ...part, 'last-modified': DATE }))).toEqual({
+      type: 'splice',
+      length: 1000,
+    });
+    expect(
+      judgeRange(both, 400, 206, headers({ ...part, etag: '"v2"', 'last-modified': SECOND_BEFORE })),
+    ).toMatchObject({
+      code: 'changed',
+    });
+    // A 200 without an ETag: the moved Last-Modified is all that shows why the rest was not sent.
+    expect(judgeRange(both, 400, 200, headers({ 'last-modified': DATE }))).toMatchObject({ code: 'changed' });
+  });
+
   it('a Last-Modified validator: the answer is of the same representation while its Last-Modified is the same', () => {
     const dated = rangeBody(
       200,

@@ -4,6 +4,7 @@ import {
   BackoffMetrics,
   CircuitBreaker,
   getBackoffResult,
+  ResumeError,
   RetryBudget,
   withBackoff,
 } from '../../src/index.ts';
@@ -84,10 +85,9 @@ describe('a cut body under the runner', () => {
     });
   });
 
-  it("an event stream's reset id reconnects without the Last-Event-ID the connection before sent", async () => {
-    const connections = ['id: 1\ndata: a\n\n', 'id\ndata: b\n\n', 'data: c\n\n'];
+  /** A fetch whose each answer is the next of `connections`, cut after it but the last; `sent` the Last-Event-IDs. */
+  const eventServer = (connections: readonly string[]) => {
     const sent: (string | null)[] = [];
-    const clock = new VirtualClock();
     const fetchFn = async (_input: unknown, init?: RequestInit) => {
       sent.push(new Headers(init?.headers).get('last-event-id'));
       const text = new TextEncoder().encode(connections[sent.length - 1]);
@@ -103,12 +103,35 @@ describe('a cut body under the runner', () => {
       });
       return new Response(body, { headers: { 'content-type': 'text/event-stream' } });
     };
-    const send = withBackoff(fetchFn as typeof fetch, { resume: true, timers: clock.timers, now: clock.now });
+    return { sent, fetch: fetchFn as typeof fetch };
+  };
+
+  it("after an event stream's id was reset, a cut fails with no-event-id: the server would start over", async () => {
+    const server = eventServer(['id: 1\ndata: a\n\n', 'id\ndata: b\n\n', 'id: 1\ndata: a\n\n']);
+    const clock = new VirtualClock();
+    const send = withBackoff(server.fetch, { resume: true, timers: clock.timers, now: clock.now });
+    const response = await send('https://events.example/stream');
+    const { bytes, error } = await readAll(response.body);
+    expect(error).toBeInstanceOf(ResumeError);
+    expect(error).toMatchObject({ code: 'no-event-id' });
+    expect(new TextDecoder().decode(bytes)).toBe('id: 1\ndata: a\n\nid\ndata: b\n\n');
+    expect(server.sent).toEqual([null, '1']);
+  });
+
+  it("replayEvents: an event stream's reset id reconnects without the Last-Event-ID the connection before sent", async () => {
+    const connections = ['id: 1\ndata: a\n\n', 'id\ndata: b\n\n', 'data: c\n\n'];
+    const server = eventServer(connections);
+    const clock = new VirtualClock();
+    const send = withBackoff(server.fetch, {
+      resume: { replayEvents: true },
+      timers: clock.timers,
+      now: clock.now,
+    });
     const response = await send('https://events.example/stream');
     const { bytes, error } = await readAll(response.body);
     expect(error).toBeUndefined();
     expect(new TextDecoder().decode(bytes)).toBe(connections.join(''));
-    expect(sent).toEqual([null, '1', null]);
+    expect(server.sent).toEqual([null, '1', null]);
   });
 
   it('an event stream whose own retry: outlasts the deadline ends there, and spends no budget token on it', async () => {

@@ -264,14 +264,32 @@ describe('resumeBody: a byte body continued with ranges', () => {
 });
 
 describe('what is never resumed', () => {
-  it.each(['POST', 'PUT', 'PATCH', 'DELETE'])('a %s body is returned as it is', async (method) => {
-    const server = new FileServer(FILE, [300]);
-    const first = server.respond();
-    const { asked, reopen } = reopener(() => server.respond());
-    expect(resumeBody(first, call(reopen, {}, { method }))).toBe(first.body);
-    expect(resumeResponse(first, call(reopen, {}, { method }))).toBe(first);
-    expect((await readAll(first.body)).error).toBeInstanceOf(TypeError);
-    expect(asked).toEqual([]);
+  it.each(['POST', 'PUT', 'PATCH', 'DELETE'])(
+    'a %s body reaches the caller as it comes; a cut, even before any byte, fails saying why it does not go on',
+    async (method) => {
+      for (const cut of [300, 0]) {
+        const server = new FileServer(FILE, [cut]);
+        const { asked, reopen } = reopener(() => server.respond());
+        const { bytes, error } = await readAll(resumeBody(server.respond(), call(reopen, {}, { method })));
+        expect(bytes).toEqual(FILE.subarray(0, bytes.length));
+        expect(error).toBeInstanceOf(ResumeError);
+        expect(error).toMatchObject({ code: 'unsafe-method', received: bytes.length, cause: terminated() });
+        expect((error as Error).message).toMatch(
+          new RegExp(`GET and HEAD only: a ${method} is not sent again to continue its body\\.$`),
+        );
+        expect(asked).toEqual([]);
+      }
+    },
+  );
+
+  it('an event stream of a POST is handed over as it comes, not held back to whole events', async () => {
+    const { reopen } = reopener(() => events('data: again\n\n'));
+    const reader = (
+      resumeBody(events('id: 1\ndata: a', undefined), call(reopen, {}, { method: 'POST' })) as ReadableStream
+    ).getReader();
+    const { value } = await reader.read();
+    expect(decoder.decode(value)).toBe('id: 1');
+    await reader.cancel();
   });
 
   it('a body already being read is returned as it is', () => {
@@ -361,11 +379,35 @@ describe('resumeBody: an event stream reconnected after the last whole event', (
     expect(asked[0]?.headers).toEqual({ 'Last-Event-ID': '\u00c3\u00a9' });
   });
 
-  it('an empty id (the server reset it) reconnects without Last-Event-ID', async () => {
-    const { asked, reopen } = reopener(() => events('data: next\n\n'));
+  it('an empty id reset the last event id: a cut then fails with no-event-id, reconnecting nothing that could repeat', async () => {
+    const { asked, reopen } = reopener(() => events('id: 4\ndata: a\n\n'));
     const text = 'id: 4\ndata: a\n\nid\ndata: b\n\ndata: c';
-    await readAll(resumeBody(events(text, text.length), call(reopen)));
-    expect(asked[0]?.headers).toEqual({});
+    const { bytes, error } = await readAll(resumeBody(events(text, text.length), call(reopen)));
+    expect(decoder.decode(bytes)).toBe('id: 4\ndata: a\n\nid\ndata: b\n\n');
+    expect(error).toBeInstanceOf(ResumeError);
+    expect(error).toMatchObject({ code: 'no-event-id', received: 27 });
+    expect((error as Error).message).toMatch(/an event with an empty id reset the last event id/);
+    expect(asked).toEqual([]);
+  });
+
+  it('an id set again after a reset is gone on from as usual', async () => {
+    const { asked, reopen } = reopener(() => events('data: next\n\n'));
+    const text = 'id: 4\ndata: a\n\nid:\ndata: b\n\nid: 6\ndata: c\n\ndata: d';
+    const { error } = await readAll(resumeBody(events(text, text.length), call(reopen)));
+    expect(error).toBeUndefined();
+    expect(asked[0]?.headers).toEqual({ 'Last-Event-ID': '6' });
+  });
+
+  it('replayEvents: after a reset, or with no ids at all, reconnects without Last-Event-ID, as EventSource does', async () => {
+    for (const text of ['id: 4\ndata: a\n\nid\ndata: b\n\ndata: c', 'data: a\n\ndata: b']) {
+      const { asked, reopen } = reopener(() => events('data: again\n\n'));
+      const { bytes, error } = await readAll(
+        resumeBody(events(text, text.length), call(reopen, { replayEvents: true })),
+      );
+      expect(error).toBeUndefined();
+      expect(decoder.decode(bytes)).toMatch(/data: again\n\n$/);
+      expect(asked.map(({ headers }) => headers)).toEqual([{}]);
+    }
   });
 
   it('a stream cut before any whole event is requested again, with no id and the wait retry: asked', async () => {

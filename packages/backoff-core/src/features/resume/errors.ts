@@ -13,10 +13,13 @@
  * - `'encoded'`: the body has a `Content-Encoding` (gzip, br...): a range counts encoded bytes while you read
  *   decoded ones, so no offset can be asked for.
  * - `'status'`: the new request was answered with a status that carries no continuation (a 404, a 500...).
- * - `'no-event-id'`: an event stream whose events carry no `id:` was cut after events reached you: a reconnection
- *   could neither skip what you got nor be sure to miss nothing.
+ * - `'no-event-id'`: an event stream was cut after events reached you while it had no last event id (its events
+ *   carry no `id:`, or an empty `id:` reset it): a reconnection could neither skip what you got nor be sure to miss
+ *   nothing (`replayEvents` reconnects anyway).
  * - `'event-too-large'`: an event stream was cut inside an event larger than `maxEventSize`, part of which
  *   already reached you.
+ * - `'unsafe-method'`: the body of a request other than a GET or a HEAD (a POST's stream, say) was cut: such a
+ *   request is not sent again to continue its body.
  */
 export type ResumeErrorCode =
   | 'changed'
@@ -27,7 +30,8 @@ export type ResumeErrorCode =
   | 'encoded'
   | 'status'
   | 'no-event-id'
-  | 'event-too-large';
+  | 'event-too-large'
+  | 'unsafe-method';
 
 /**
  * The error a resumed body fails with when the cut could not be repaired without giving you wrong bytes: `code`

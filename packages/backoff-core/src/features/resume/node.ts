@@ -97,14 +97,15 @@ export function readableStreamOf(
 
 /**
  * The caller's body of `first` as a Node `Readable` that goes on across cuts (see `Splicer`): `first.data` itself
- * when it is not resumed (a method other than GET and HEAD, a status other than 200 and 206, or no `Readable`
- * class found). Pulled as the caller reads: `Readable.from` asks for the next chunk only when its buffer has room.
+ * when it is not taken over (a status other than 200 and 206, or no `Readable` class found); the body of a method
+ * other than GET and HEAD is, to say why it does not go on when cut. Pulled as the caller reads: `Readable.from`
+ * asks for the next chunk only when its buffer has room.
  */
 export function resumeReadable<S extends NodeReadableLike>(
   first: StreamResponse<S>,
   call: ResumeCall<StreamResponse<S>>,
 ): S | NodeReadableLike {
-  if (readableClassOf(first.data) === undefined || !resumable(call.method, first.status)) return first.data;
+  if (readableClassOf(first.data) === undefined || !resumable(first.status)) return first.data;
   const splicer = new Splicer(nodePart(first), { url: first.url, ...call }, nodePart);
   return readableStreamOf(first.data, splicer) ?? first.data;
 }

@@ -19,6 +19,15 @@ export interface ResumeOptions {
    */
   eventStreams?: boolean | undefined;
   /**
+   * Reconnect an event stream even when the server cannot be told where you are: its events carry no `id:`, or an
+   * event with an empty `id:` reset the last event id. The reconnection then sends no `Last-Event-ID`, as
+   * EventSource does, and the server decides where to start again: events you already got may come again (tell
+   * them apart by their data). `false`: such a cut fails with a `ResumeError` `'no-event-id'`, so that you never
+   * read an event twice.
+   * @default false
+   */
+  replayEvents?: boolean | undefined;
+  /**
    * Request the body again whole when it is cut before any byte of it reached you.
    * @default true
    */
@@ -35,6 +44,7 @@ export interface ResumeOptions {
 export interface ResolvedResumeOptions {
   readonly ranges: boolean;
   readonly eventStreams: boolean;
+  readonly replayEvents: boolean;
   readonly restart: boolean;
   readonly maxEventSize: number;
 }
@@ -43,6 +53,7 @@ export interface ResolvedResumeOptions {
 export const RESUME_DEFAULTS: ResolvedResumeOptions = {
   ranges: true,
   eventStreams: true,
+  replayEvents: false,
   restart: true,
   maxEventSize: 1024 * 1024,
 };
@@ -52,6 +63,7 @@ const flag = oneOf([true, false], 'a boolean');
 const RESUME_CHECKS: Readonly<Record<keyof ResumeOptions, Check>> = {
   ranges: flag,
   eventStreams: flag,
+  replayEvents: flag,
   restart: flag,
   // Held in memory per stream: 64 MiB is already far beyond any event a browser's EventSource would be fed.
   maxEventSize: range(64 * 1024 * 1024, 1, 'an integer'),
@@ -64,7 +76,7 @@ export const checkResume: Check = (value, name) => {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     fail(
       name,
-      `true, false or { ranges?, eventStreams?, restart?, maxEventSize? }, got ${describeValue(value)}`,
+      `true, false or { ranges?, eventStreams?, replayEvents?, restart?, maxEventSize? }, got ${describeValue(value)}`,
     );
   }
   return { ...RESUME_DEFAULTS, ...checked(value, RESUME_CHECKS, 'resume', '', `${name}.`) };

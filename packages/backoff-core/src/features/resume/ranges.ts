@@ -140,13 +140,16 @@ const weakless = (etag: string) => etag.replace(/^W\//, '');
 /** Why an answer is not of the body's representation, if it is not: a changed ETag or Last-Modified. */
 function changed(body: RangeBody, header: HeaderGetter, partial: boolean): string | undefined {
   const etag = header('etag')?.trim();
-  // The strong ETag sent in If-Range must come back exactly; a weak one (kept only to tell a change) compares weakly.
-  const same =
-    body.validator === body.etag ? etag === body.etag : weakless(`${etag}`) === weakless(`${body.etag}`);
-  if (body.etag !== undefined && etag !== undefined && !same)
-    return `its ETag is now ${etag}, not ${body.etag}`;
+  const strong = body.etag !== undefined && body.validator === body.etag;
+  if (body.etag !== undefined && etag !== undefined) {
+    // The strong ETag sent in If-Range must come back exactly, and then decides alone (RFC 9110 §13.1.5): a
+    // Last-Modified that moved is no change. A weak one (kept only to tell a change) compares weakly.
+    const same = strong ? etag === body.etag : weakless(etag) === weakless(body.etag);
+    if (!same) return `its ETag is now ${etag}, not ${body.etag}`;
+    if (strong) return undefined;
+  }
   // A 206 must repeat the ETag it was matched on (RFC 9110 §15.3.7): without it nothing shows which it is.
-  if (partial && body.validator === body.etag && etag === undefined) return 'the 206 carries no ETag';
+  if (partial && strong && etag === undefined) return 'the 206 carries no ETag';
   const modified = header('last-modified')?.trim();
   if (body.lastModified !== undefined && modified !== undefined && modified !== body.lastModified) {
     return `its Last-Modified is now ${modified}, not ${body.lastModified}`;

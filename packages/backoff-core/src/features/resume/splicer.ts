@@ -38,7 +38,7 @@ export type Reopen<R> = (request: ReopenRequest) => Promise<R>;
 
 /** What a body needs from its call to go on across cuts. */
 export interface ResumeCall<R> {
-  /** The request's method: only the bodies of safe methods (GET, HEAD) are ever resumed. */
+  /** The request's method: only the bodies of safe methods (GET, HEAD) are ever resumed; another's cut says so. */
   readonly method: string;
   readonly reopen: Reopen<R>;
   readonly options: ResolvedResumeOptions;
@@ -46,6 +46,8 @@ export interface ResumeCall<R> {
   readonly signal?: AbortSignal | undefined;
   /** Where the body comes from, for error messages (the response's URL). */
   readonly url?: string | undefined;
+  /** Told the `ResumeError` the body fails with, before it does: the call's result says so. */
+  readonly failed?: ((error: ResumeError) => void) | undefined;
 }
 
 /** One response's body as the splicer reads it, whatever the client. */
@@ -60,9 +62,12 @@ export interface Part {
 
 const SAFE = new Set(['GET', 'HEAD']);
 
-/** Whether a response's body may be resumed: a safe method's 200 or 206 (a download, an event stream). */
-export function resumable(method: string, status: number): boolean {
-  return SAFE.has(method.toUpperCase()) && (status === 200 || status === 206);
+/**
+ * Whether `resume` takes a response's body over: a 200's or a 206's (a download, an event stream), whatever the
+ * method. Only a safe method's goes on after a cut; another's then fails saying why (see `Splicer`).
+ */
+export function resumable(status: number): boolean {
+  return status === 200 || status === 206;
 }
 
 /** Whether a response is an event stream (its media type, parameters aside). */
@@ -106,7 +111,8 @@ export class Splicer<R> {
     this.#open = open;
     this.#status = first.status;
     this.#part = first;
-    if (call.options.eventStreams && isEventStream(first.header)) {
+    // An unsafe method's body is never continued: its events need not be held back.
+    if (call.options.eventStreams && this.#safe && isEventStream(first.header)) {
       this.#events = new EventStream(call.options.maxEventSize);
     } else {
       this.#startBytes(first);
@@ -161,6 +167,10 @@ export class Splicer<R> {
     this.#offset = this.#range.start;
   }
 
+  get #safe(): boolean {
+    return SAFE.has(this.#call.method.toUpperCase());
+  }
+
   /** Bytes of the body the caller has. */
   get #delivered(): number {
     return this.#events?.delivered ?? this.#received;
@@ -168,18 +178,27 @@ export class Splicer<R> {
 
   #fail(code: ResumeErrorCode, reason: string, cut: unknown): never {
     const what = this.#call.url ? `The body of ${this.#call.url}` : 'The body';
-    throw new ResumeError(
+    const error = new ResumeError(
       code,
       `${what} was cut after ${this.#delivered} bytes and cannot be resumed: ${reason}.`,
       this.#delivered,
       cut,
     );
+    this.#call.failed?.(error);
+    throw error;
   }
 
   /** Repairs a cut: replaces the part, or finishes the body, or throws what the caller's body fails with. */
   async #recover(cut: unknown): Promise<void> {
-    const { options, signal } = this.#call;
+    const { options, signal, method } = this.#call;
     if (signal?.aborted) throw cut;
+    if (!this.#safe) {
+      this.#fail(
+        'unsafe-method',
+        `resume continues the bodies of GET and HEAD only: a ${method.toUpperCase()} is not sent again to continue its body`,
+        cut,
+      );
+    }
     const events = this.#events;
     if (this.#delivered === 0) {
       if (!options.restart) throw cut;
@@ -244,16 +263,19 @@ export class Splicer<R> {
         cut,
       );
     }
-    if (!events.hasIds) {
+    // No id to go on from (none ever, or an empty `id:` reset it): a reconnection without one starts wherever the
+    // server starts, which may repeat events the caller got; only a caller who said it can take that reconnects.
+    const noId = events.lastEventId === '';
+    if (noId && !this.#call.options.replayEvents) {
       this.#fail(
         'no-event-id',
-        'its events carry no id, so a reconnection could neither skip the events already received nor be sure to miss none',
+        events.hasIds
+          ? 'an event with an empty id reset the last event id, so a reconnection could not tell the server where to go on and might repeat the events already received (replayEvents allows that)'
+          : 'its events carry no id, so a reconnection could neither skip the events already received nor be sure to miss none (replayEvents allows a reconnection anyway)',
         cut,
       );
     }
-    // An empty id is the server's reset: reconnect without one, as EventSource does.
-    const headers: Record<string, string> =
-      events.lastEventId === '' ? {} : { 'Last-Event-ID': headerValue(events.lastEventId) };
+    const headers: Record<string, string> = noId ? {} : { 'Last-Event-ID': headerValue(events.lastEventId) };
     const part = await this.#reopen(headers, cut, events.retry);
     if (part === undefined) return;
     // 204 is how a server tells an event stream's client to stop reconnecting.

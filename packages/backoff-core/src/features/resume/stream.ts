@@ -19,7 +19,8 @@ export function partOf(status: number, header: HeaderGetter, stream: ResponseBod
 
 /**
  * The response the caller gets: `first` with a body that goes on across cuts, or `undefined` when its body is not
- * resumed (a method other than GET and HEAD, a status other than 200 and 206, no body, one already being read).
+ * taken over (a status other than 200 and 206, no body, one already being read). The body of a method other than GET
+ * and HEAD is taken over only to say, when it is cut, why it does not go on.
  * `open` reads the body of each response `call.reopen` resolves with.
  */
 export function resumeStream<R>(
@@ -28,7 +29,7 @@ export function resumeStream<R>(
   open: (response: R) => Part,
 ): R | undefined {
   const { stream } = first;
-  if (stream === null || !resumable(call.method, first.status)) return undefined;
+  if (stream === null || !resumable(first.status)) return undefined;
   if (isWeb(stream) && stream.locked) return undefined;
   const part = partOf(first.status, first.header, stream);
   if (isWeb(stream)) {

@@ -54,18 +54,14 @@ export function webStreamOf(splicer: Pick<Splicer<never>, 'next' | 'cancel'>): R
 
 /**
  * The caller's body of `first`: a stream that goes on across cuts (see `Splicer`), read one chunk per chunk asked
- * for. `first.body` itself when it is not resumed: no body, a method other than GET and HEAD, a status other than
- * 200 and 206, a body that is no web stream (a fetch polyfill's), or one already being read.
+ * for (a method other than GET and HEAD fails, when cut, saying why it does not go on). `first.body` itself when it
+ * is not taken over: no body, a status other than 200 and 206, a body that is no web stream (a fetch polyfill's), or
+ * one already being read.
  */
 export function resumeBody(first: Response, call: ResumeCall<Response>): ReadableStream<Uint8Array> | null {
   const body = first.body;
   // A body already being read (locked) is someone else's: only a fresh one is taken over.
-  if (
-    body === null ||
-    typeof body.getReader !== 'function' ||
-    body.locked ||
-    !resumable(call.method, first.status)
-  ) {
+  if (body === null || typeof body.getReader !== 'function' || body.locked || !resumable(first.status)) {
     return body;
   }
   return webStreamOf(new Splicer(webPart(first), { url: first.url || undefined, ...call }, webPart));

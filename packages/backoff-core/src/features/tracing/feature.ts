@@ -1,23 +1,23 @@
 import type { Feature } from '../../run/roles.js';
 import type { TracerLike } from './otel.js';
 
-type Make = (tracer: TracerLike) => Feature;
+type Make = (tracer: TracerLike, redact: ReadonlySet<string>) => Feature;
 
 /** Made once the trace's code and `@opentelemetry/api` are loaded; shared by every policy of the page. */
 let made: Make | undefined;
 let loading: Promise<Make> | undefined;
 
 /**
- * The `tracer` option's part in a policy. Its code and `@opentelemetry/api` are imported when the first call with a
+ * The `tracer` option's part in a policy (`redact`: the `redactQueryParams` option). Its code and `@opentelemetry/api` are imported when the first call with a
  * tracer starts (that call waits for them), so a bundle without `tracer` holds only these lines. A missing
  * `@opentelemetry/api` fails each call with an error that says so, before anything is sent.
  */
-export function tracing(tracer: TracerLike): Feature {
+export function tracing(tracer: TracerLike, redact: ReadonlySet<string>): Feature {
   let feature: Feature | undefined;
   return {
     start(call) {
       if (made !== undefined) {
-        feature ??= made(tracer);
+        feature ??= made(tracer, redact);
         return feature.start(call);
       }
       loading ??= import('./spans.js')
@@ -28,7 +28,7 @@ export function tracing(tracer: TracerLike): Feature {
         });
       // Registered in the caller's context: the call's span takes the caller's active span as its parent.
       return loading.then((make) => {
-        feature ??= make(tracer);
+        feature ??= make(tracer, redact);
         return feature.start(call);
       });
     },

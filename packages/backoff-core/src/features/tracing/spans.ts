@@ -13,28 +13,57 @@ import type { TracerLike } from './otel.js';
 
 type Attributes = Record<string, string | number | boolean>;
 
-/** Query parameters whose values are credentials: redacted in `url.full`, as the convention lists them. */
-const SECRET_PARAMS = ['AWSAccessKeyId', 'Signature', 'sig', 'X-Goog-Signature'];
+/**
+ * Query parameters whose values are credentials, redacted in `url.full` by default as the OpenTelemetry HTTP
+ * conventions list them (signed URLs of S3, SigV4, Google Cloud Storage, Azure). Matched case-sensitively, as they say.
+ */
+export const SECRET_PARAMS: readonly string[] = [
+  'AWSAccessKeyId',
+  'Signature',
+  'sig',
+  'X-Goog-Signature',
+  'X-Amz-Signature',
+  'X-Amz-Credential',
+  'X-Amz-Security-Token',
+];
+
+/** A query parameter's name as a server reads it (percent-decoded, `+` a space): `X%2DAmz-Signature` is redacted too. */
+const paramName = (pair: string): string => new URLSearchParams(pair).keys().next().value ?? '';
+
+/** One `name=value` of a query, its value `REDACTED` when its name is in `secret`; kept byte for byte otherwise. */
+function redactedPair(pair: string, secret: ReadonlySet<string>): string {
+  const equals = pair.indexOf('=');
+  return equals !== -1 && secret.has(paramName(pair)) ? `${pair.slice(0, equals)}=REDACTED` : pair;
+}
 
 /**
- * `url.full` without credentials: a user and password become `REDACTED:REDACTED`, and the values of signing
- * query parameters `REDACTED`. `undefined` when the URL cannot be parsed.
+ * `url.full` without credentials: a user and password become `REDACTED:REDACTED`, and the values of the query
+ * parameters named in `secret` `REDACTED`. `undefined` when the URL cannot be parsed.
  */
-export function redactedUrl(url: string | undefined): string | undefined {
+export function redactedUrl(
+  url: string | undefined,
+  secret: ReadonlySet<string> = new Set(SECRET_PARAMS),
+): string | undefined {
   const parsed = parseUrl(url);
   if (parsed === undefined) return undefined;
   if (parsed.username !== '' || parsed.password !== '') {
     parsed.username = 'REDACTED';
     parsed.password = 'REDACTED';
   }
-  for (const name of SECRET_PARAMS) {
-    if (parsed.searchParams.has(name)) parsed.searchParams.set(name, 'REDACTED');
+  const { search } = parsed;
+  if (search !== '') {
+    const query = `?${search
+      .slice(1)
+      .split('&')
+      .map((pair) => redactedPair(pair, secret))
+      .join('&')}`;
+    if (query !== search) parsed.search = query;
   }
   return parsed.href;
 }
 
-/** The request's attributes every span of a call carries: method (normalised), server, URL. */
-function requestAttributes(call: CallView): Attributes {
+/** The request's attributes every span of a call carries: method (normalised), server, URL (`secret` redacted). */
+function requestAttributes(call: CallView, secret: ReadonlySet<string>): Attributes {
   const known = METHODS.has(call.method);
   const attributes: Attributes = {
     'http.request.method': known ? call.method : '_OTHER',
@@ -46,7 +75,7 @@ function requestAttributes(call: CallView): Attributes {
     const { 'url.scheme': _scheme, ...rest } = server;
     Object.assign(attributes, rest);
   }
-  const full = redactedUrl(call.url);
+  const full = redactedUrl(call.url, secret);
   if (full !== undefined) attributes['url.full'] = full;
   return attributes;
 }
@@ -109,10 +138,10 @@ class CallTrace implements FeatureCall {
   /** The `error.type` of the latest send that failed, for the call's span. */
   #lastError: string | undefined;
 
-  constructor(api: typeof Api, tracer: TracerLike, call: CallView) {
+  constructor(api: typeof Api, tracer: TracerLike, secret: ReadonlySet<string>, call: CallView) {
     this.#api = api;
     this.#tracer = tracer;
-    this.#request = requestAttributes(call);
+    this.#request = requestAttributes(call, secret);
     const parent = api.context.active();
     const span = tracer.startSpan(
       `backoff ${nameOf(call)}`,
@@ -226,8 +255,14 @@ async function loadApi(): Promise<typeof Api> {
   }
 }
 
-/** What makes the trace's part in a policy's calls, once `@opentelemetry/api` is loaded. */
-export async function spans(): Promise<(tracer: TracerLike) => Feature> {
+/**
+ * What makes the trace's part in a policy's calls, once `@opentelemetry/api` is loaded: `redact` names the query
+ * parameters redacted beside the conventions' own.
+ */
+export async function spans(): Promise<(tracer: TracerLike, redact: ReadonlySet<string>) => Feature> {
   const api = await loadApi();
-  return (tracer) => ({ start: (call) => new CallTrace(api, tracer, call) });
+  return (tracer, redact) => {
+    const secret = new Set([...SECRET_PARAMS, ...redact]);
+    return { start: (call) => new CallTrace(api, tracer, secret, call) };
+  };
 }

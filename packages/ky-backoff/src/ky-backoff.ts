@@ -191,7 +191,7 @@ function hooksOf(installation: Installation): Hooks {
       throw error;
     }
   };
-  const beforeRetry = ({ options, error }: View) => linkOf(options)?.call?.retrying(error);
+  const beforeRetry = ({ request, options, error }: View) => linkOf(options)?.call?.retrying(error, request);
   // ky 2 passes one state object and runs beforeError once, for the final error; ky 1 runs it for each failed
   // status, before it asks (the result then goes on ky's error when the call ends).
   const beforeError = (...args: unknown[]) => {

@@ -245,6 +245,14 @@ function wrapped(instance: KyLike, installation: Installation): KyLike {
     }
     const sent: Options = { ...options, fetch: sending, [LINK]: link };
     if (hooks !== undefined) sent.hooks = hooks;
+    // An init hook may add fields to the call's `retry`, as to any: with none set by the instance or the request,
+    // it gets an object of no fields (ky's own would be `undefined`), which kyBackoff then reads as ky would.
+    if (
+      ky2 &&
+      hookCount(hooks, 'init') > 0 &&
+      ('retry' in options ? options.retry : defaults.retry) === undefined
+    )
+      sent.retry = {};
     if (method !== undefined) sent.method = method;
     // ky 1 may skip kyBackoff's beforeRequest (an earlier hook returned a new Request): ky then asks a shouldRetry
     // that says no, and retries nothing by its own rules. ky 1.13 decides whether a method is retried at all before

@@ -147,6 +147,43 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
       expect(seen).toEqual([['get']]);
     });
 
+    /** An init hook that adds a field to ky's `retry` in place, as a ky user writes it. */
+    const teapots = (options: { retry?: unknown }) =>
+      void Object.assign(options.retry as object, { statusCodes: [418] });
+
+    for (const where of ['on the instance', 'per request'] as const) {
+      itOnKy2(
+        `an init hook (${where}) that adds \`retry.statusCodes\` in place gets an object, and the call retries as it says`,
+        async () => {
+          const teapot = server.script('/teapot', [418, 200]);
+          const down = server.script('/down', [503, 200]);
+          const hooks = { init: [teapots] };
+          const api = wrap(where === 'on the instance' ? client.ky.create({ hooks }) : client.ky);
+          const own = where === 'per request' ? { hooks } : {};
+          const response = (await api(`${API}/teapot`, own)) as Response;
+          expect(response.status).toBe(200);
+          expect(teapot.hits).toHaveLength(2);
+          // As in ky, the call's `statusCodes` are now [418] alone: its 503 is not retried.
+          const error = await api(`${API}/down`, own).catch((caught: unknown) => caught);
+          expect(down.hits).toHaveLength(1);
+          expect(getBackoffResult(error)).toMatchObject({ attempts: 1, reason: 'not-retryable-status' });
+        },
+      );
+    }
+
+    itOnKy2(
+      'an init hook that adds `retry.statusCodes` in place never opens the method gate: a keyless POST is sent once',
+      async () => {
+        const route = server.script('/orders', [418, 201]);
+        const api = wrap(client.ky.create({ hooks: { init: [teapots] } }));
+        const error = await api(`${API}/orders`, { method: 'post', json: { n: 1 } }).catch(
+          (caught: unknown) => caught,
+        );
+        expect(route.hits).toHaveLength(1);
+        expect(getBackoffResult(error)).toMatchObject({ attempts: 1, reason: 'method-not-idempotent' });
+      },
+    );
+
     itOnKy2(
       'an init hook that narrows `retry.methods` never opens the method gate: a keyless POST is sent once',
       async () => {

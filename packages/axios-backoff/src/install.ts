@@ -1,6 +1,12 @@
 import axios, { type AxiosInstance } from 'axios';
 import { type Backoff, createBackoff } from 'backoff-core';
-import { attemptTimeoutError, attemptTimeoutMessage, failing, peerConfigError } from './peer-config.js';
+import {
+  attachedPeer,
+  attemptTimeoutError,
+  attemptTimeoutMessage,
+  failing,
+  peerConfigError,
+} from './peer-config.js';
 import { countCancelled, type Installation, originalAdapter, retryingAdapter } from './retry-adapter.js';
 import type { AxiosBackoffOptions } from './types.js';
 
@@ -31,7 +37,8 @@ function isAxiosInstance(value: unknown): value is AxiosInstance {
  *
  * It registers one request interceptor, `{ synchronous: true }`, that hands the request's adapter to
  * axios-backoff: retries happen below every interceptor, so they and `transformRequest` / `transformResponse`
- * run once per logical request. Installing twice on one instance throws: remove the first one before. A request
+ * run once per logical request. Installing twice on one instance throws: remove the first one before; so does
+ * installing on an instance that axios-retry's or retry-axios's interceptors still retry. A request
  * that still carries axios-retry's (`config['axios-retry']`) or retry-axios's (`raxConfig`) settings, its own or
  * the instance's defaults', fails unsent with an AxiosError `'ERR_BAD_OPTION'` that says what each field is here.
  */
@@ -44,6 +51,8 @@ export function axiosBackoff(instance: AxiosInstance = axios, options?: AxiosBac
   if (Object.hasOwn(instance, INSTALLED)) {
     throw new Error('axiosBackoff is already installed on this axios instance: remove it first.');
   }
+  const peer = attachedPeer(instance);
+  if (peer !== undefined) throw new Error(peer);
   if (options?.attemptTimeout !== undefined) {
     throw new TypeError(attemptTimeoutMessage(options.attemptTimeout, 'in the options of `axiosBackoff`'));
   }

@@ -4,10 +4,10 @@ import { type AxiosAdapter, AxiosError, type AxiosInstance, type InternalAxiosRe
 // would send the request with its own rules in silence (a `{ retries: 0 }` opt-out sent 4 times), so such a request
 // fails unsent, saying what each field is here. What a field becomes; `retries`-like counts are written by `count`.
 const NOT_NEEDED = 'not needed here';
-const STILL_ATTACHED = 'its own state: it is still attached to this instance, remove it';
 const PEERS = {
   'axios-retry': {
-    label: "axios-retry's",
+    name: 'axios-retry',
+    removal: 'drop the `axiosRetry(instance)` call, or eject the two interceptor ids it returned',
     count: 'retries',
     fields: {
       retryCondition: '`shouldRetry(context)`, asked about failures only',
@@ -16,12 +16,13 @@ const PEERS = {
       onRetry: '`onRetry(event)`: one RetryEvent `{ retry, delay, error, status, url, ... }`',
       onMaxRetryTimesExceeded: `${NOT_NEEDED}: the final error carries \`getBackoffResult(error)\``,
       validateResponse: "axios's `validateStatus`, and `shouldRetry` for what is retried",
-      retryCount: STILL_ATTACHED,
-      lastRequestTime: STILL_ATTACHED,
     },
+    // What its interceptors keep on each request: found there, they are still on the instance.
+    state: ['retryCount', 'lastRequestTime'],
   },
   raxConfig: {
-    label: "retry-axios's",
+    name: 'retry-axios',
+    removal: 'drop the `rax.attach(instance)` call, or `rax.detach(id, instance)` with the id it returned',
     count: 'retry',
     fields: {
       noResponseRetries: `${NOT_NEEDED}: network errors are retried within \`retries\``,
@@ -37,23 +38,55 @@ const PEERS = {
       checkRetryAfter: `${NOT_NEEDED}: Retry-After is always read`,
       maxRetryAfter: '`maxRetryAfter`',
       instance: `${NOT_NEEDED}: \`axiosBackoff(instance)\` takes the instance`,
-      currentRetryAttempt: STILL_ATTACHED,
-      retriesRemaining: STILL_ATTACHED,
-      attempt: STILL_ATTACHED,
-      errors: STILL_ATTACHED,
     },
+    state: ['currentRetryAttempt', 'retriesRemaining', 'attempt', 'errors'],
   },
 } as const;
 
 type PeerKey = keyof typeof PEERS;
 
+/** The one line that says a peer is still attached to the instance, and how to remove it. */
+function stillAttached(key: PeerKey): string {
+  const { name, removal } = PEERS[key];
+  return `${name} is still attached to this axios instance: remove it first (${removal}), or it retries again what axios-backoff already retried.`;
+}
+
+// Neither peer marks its interceptors: what marks them is their published code. axios-retry 4's request and response
+// interceptors both call `setCurrentState(config, defaultOptions…)`; retry-axios 4's error handler is
+// `(error) => onError(inst, error)`. A bundle that renames them is caught on the request instead (its settings).
+const MARKS: Record<PeerKey, RegExp> = {
+  'axios-retry': /\bsetCurrentState\(config, defaultOptions\b/,
+  raxConfig: /\bonError\(inst, error\)/,
+};
+
+/** An interceptor list's handlers, ejected ones left out (axios leaves `null` in their place, or trims them). */
+function handlers(manager: unknown): { fulfilled?: unknown; rejected?: unknown }[] {
+  const list = (manager as { handlers?: unknown } | undefined)?.handlers;
+  return Array.isArray(list) ? list.filter((handler) => typeof handler === 'object' && handler !== null) : [];
+}
+
+/**
+ * The one-line message for a peer whose interceptors are on `instance` (axios-retry's, retry-axios's), or
+ * `undefined`: both retrying one instance re-send what the other already retried.
+ */
+export function attachedPeer(instance: AxiosInstance): string | undefined {
+  const { request, response } = instance.interceptors;
+  const code = [...handlers(request), ...handlers(response)].flatMap(({ fulfilled, rejected }) =>
+    [fulfilled, rejected]
+      .filter((fn) => typeof fn === 'function')
+      .map((fn) => Function.prototype.toString.call(fn)),
+  );
+  const key = (Object.keys(MARKS) as PeerKey[]).find((peer) => code.some((text) => MARKS[peer].test(text)));
+  return key === undefined ? undefined : stillAttached(key);
+}
+
 /** What one leftover field becomes here. */
 function translate(key: PeerKey, field: string, value: unknown): string {
-  const { count, fields, label } = PEERS[key];
+  const { count, fields, name } = PEERS[key];
   if (field === count) return `\`retries: ${String(value)}\`${value === 0 ? ' (or `backoff: false`)' : ''}`;
   return Object.hasOwn(fields, field)
     ? fields[field as keyof typeof fields]
-    : `not one of ${label} fields: it had no meaning there either`;
+    : `not one of ${name}'s fields: it had no meaning there either`;
 }
 
 /**
@@ -71,6 +104,17 @@ export function peerConfigError(
   for (const key of Object.keys(PEERS) as PeerKey[]) {
     const settings = own[key];
     if (settings === undefined) continue;
+    const fields = typeof settings === 'object' && settings !== null ? Object.entries(settings) : [];
+    const state = (field: string) => (PEERS[key].state as readonly string[]).includes(field);
+    const lines = (entries: [string, unknown][]) =>
+      entries.map(([field, value]) => `\n- \`${field}\`: ${translate(key, field, value)}`).join('');
+    // Its own state on the request: its interceptors are still on the instance, the cause to say first.
+    if (fields.some(([field]) => state(field))) {
+      const kept = fields.filter(([field]) => !state(field));
+      const carry = kept.length > 0 ? `\nIts settings, to write in \`axiosBackoff(instance, options)\`:` : '';
+      problems.unshift(`${stillAttached(key)}${carry}${lines(kept)}`);
+      continue;
+    }
     // axios merges the instance's defaults into every request: the defaults are where to fix it, when they hold it.
     const path = key === 'raxConfig' ? '.raxConfig' : "['axios-retry']";
     const where =
@@ -78,10 +122,8 @@ export function peerConfigError(
         ? `this request's config (\`config${path}\`)`
         : `\`instance.defaults${path}\``;
     const to = defaults[key] === undefined ? "the request's `backoff`" : '`axiosBackoff(instance, options)`';
-    const fields = typeof settings === 'object' && settings !== null ? Object.entries(settings) : [];
-    const lines = fields.map(([field, value]) => `\n- \`${field}\`: ${translate(key, field, value)}`);
     problems.push(
-      `${PEERS[key].label} settings in ${where} are not read by axios-backoff: write them in ${to}, then remove them.${lines.join('')}`,
+      `${PEERS[key].name}'s settings in ${where} are not read by axios-backoff: write them in ${to}, then remove them.${lines(fields)}`,
     );
   }
   return problems.length === 0

@@ -3,6 +3,8 @@
 import { API, ScriptedApi, VirtualClock } from '@backoff/test-utils';
 import axios, { AxiosError, type AxiosStatic, type InternalAxiosRequestConfig } from 'axios';
 import axios1134 from 'axios-1.13.4';
+import axiosRetry from 'axios-retry';
+import * as rax from 'retry-axios';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { axiosBackoff } from '../src/index.ts';
 
@@ -44,7 +46,7 @@ describe.each([
     expect(error.response).toBeUndefined();
   });
 
-  it("every field of axios-retry's settings is mapped to ours, and its own state says it is still attached", async () => {
+  it("every field of axios-retry's settings is mapped to ours", async () => {
     const route = api.script('/items', [200]);
     const settings = {
       retries: 2,
@@ -54,7 +56,6 @@ describe.each([
       onRetry: () => {},
       onMaxRetryTimesExceeded: () => {},
       validateResponse: () => true,
-      retryCount: 1,
       colour: 'red',
     };
     const error = await rejection(client().get('/items', { 'axios-retry': settings } as never));
@@ -67,8 +68,19 @@ describe.each([
       '- `onRetry`: `onRetry(event)`: one RetryEvent `{ retry, delay, error, status, url, ... }`',
       '- `onMaxRetryTimesExceeded`: not needed here: the final error carries `getBackoffResult(error)`',
       "- `validateResponse`: axios's `validateStatus`, and `shouldRetry` for what is retried",
-      '- `retryCount`: its own state: it is still attached to this instance, remove it',
       "- `colour`: not one of axios-retry's fields: it had no meaning there either",
+    ]);
+  });
+
+  it("settings that carry axios-retry's own state say first, in one line, that it is still attached", async () => {
+    const route = api.script('/items', [200]);
+    const settings = { retries: 2, retryCount: 1, lastRequestTime: 0 };
+    const error = await rejection(client().get('/items', { 'axios-retry': settings } as never));
+    expect(route.hits).toHaveLength(0);
+    expect(error.message.split('\n')).toEqual([
+      `Not sent: ${AXIOS_RETRY_ATTACHED}`,
+      'Its settings, to write in `axiosBackoff(instance, options)`:',
+      '- `retries`: `retries: 2`',
     ]);
   });
 
@@ -129,6 +141,90 @@ describe.each([
     const route = api.script('/items', [503, 200]);
     const response = await client().get('/items', { raxConfig: undefined } as never);
     expect(response.status).toBe(200);
+    expect(route.hits).toHaveLength(2);
+  });
+});
+
+const AXIOS_RETRY_ATTACHED =
+  'axios-retry is still attached to this axios instance: remove it first (drop the `axiosRetry(instance)` call, or eject the two interceptor ids it returned), or it retries again what axios-backoff already retried.';
+const RETRY_AXIOS_ATTACHED =
+  'retry-axios is still attached to this axios instance: remove it first (drop the `rax.attach(instance)` call, or `rax.detach(id, instance)` with the id it returned), or it retries again what axios-backoff already retried.';
+
+describe.each(
+  [
+    ['axios 1.21.1', axios],
+    ['axios 1.13.4', axios1134 as unknown as AxiosStatic],
+  ].flatMap(([name, ax]) =>
+    (['http', 'fetch'] as const).map(
+      (adapter) => [`${name}, ${adapter} adapter`, ax as AxiosStatic, adapter] as const,
+    ),
+  ),
+)('another retry interceptor still on the instance: %s', (_name, ax, adapter) => {
+  const options = () => {
+    const clock = new VirtualClock();
+    return { timers: clock.timers, now: clock.now, random: () => 0.5 };
+  };
+  const create = () => ax.create({ baseURL: API, adapter });
+
+  it('axios-retry attached before: axiosBackoff throws at install, in one line; once it is ejected, it installs', async () => {
+    const instance = create();
+    const ids = axiosRetry(instance as never);
+    expect(() => axiosBackoff(instance, options())).toThrow(new Error(AXIOS_RETRY_ATTACHED));
+    instance.interceptors.request.eject(ids.requestInterceptorId);
+    instance.interceptors.response.eject(ids.responseInterceptorId);
+    axiosBackoff(instance, options());
+    const route = api.script('/items', [503, 200]);
+    await expect(instance.get('/items')).resolves.toMatchObject({ status: 200 });
+    expect(route.hits).toHaveLength(2);
+  });
+
+  it('retry-axios attached before: axiosBackoff throws at install, in one line; once detached, it installs', async () => {
+    const instance = create();
+    const id = rax.attach(instance as never);
+    expect(() => axiosBackoff(instance, options())).toThrow(new Error(RETRY_AXIOS_ATTACHED));
+    rax.detach(id, instance as never);
+    axiosBackoff(instance, options());
+    const route = api.script('/items', [503, 200]);
+    await expect(instance.get('/items')).resolves.toMatchObject({ status: 200 });
+    expect(route.hits).toHaveLength(2);
+  });
+
+  it('axios-retry attached after: every request fails unsent, its first line saying axios-retry is attached', async () => {
+    const instance = create();
+    axiosBackoff(instance, options());
+    axiosRetry(instance as never, { retries: 2 });
+    const route = api.script('/items', [503, 200]);
+    const error = await rejection(instance.get('/items'));
+    expect(route.hits).toHaveLength(0);
+    expect(error.code).toBe('ERR_BAD_OPTION');
+    const lines = error.message.split('\n');
+    expect(lines.slice(0, 3)).toEqual([
+      `Not sent: ${AXIOS_RETRY_ATTACHED}`,
+      'Its settings, to write in `axiosBackoff(instance, options)`:',
+      '- `retries`: `retries: 2`',
+    ]);
+    expect(lines.filter((line) => /retryCount|lastRequestTime/.test(line))).toEqual([]);
+  });
+
+  it("retry-axios attached after: axios-backoff's retries only, then its retry fails unsent, saying it is attached", async () => {
+    const instance = create();
+    axiosBackoff(instance, options());
+    rax.attach(instance as never);
+    const route = api.script('/items', [503]);
+    const error = await rejection(instance.get('/items'));
+    // axios-backoff's own 1 + 3; retry-axios's retry of the last one is not sent.
+    expect(route.hits).toHaveLength(4);
+    expect(error.code).toBe('ERR_BAD_OPTION');
+    expect(error.message.split('\n')[0]).toBe(`Not sent: ${RETRY_AXIOS_ATTACHED}`);
+  });
+
+  it('an interceptor of its own is no peer: it installs and retries as ever', async () => {
+    const instance = create();
+    instance.interceptors.request.use((config) => config);
+    instance.interceptors.response.use(undefined, (error: unknown) => Promise.reject(error));
+    axiosBackoff(instance, options());
+    const route = api.script('/items', [503, 200]);
+    await expect(instance.get('/items')).resolves.toMatchObject({ status: 200 });
     expect(route.hits).toHaveLength(2);
   });
 });

@@ -22,6 +22,7 @@ export {
   classifyNetworkFailure,
   type ErrorKind,
   type Outcome,
+  type Replacement,
   responseOutcome,
 } from './http/outcome.js';
 export { receivedHeaders } from './http/raw-headers.js';

@@ -11,6 +11,7 @@ import {
   type Decision,
   type ErrorKind,
   type Outcome,
+  type Replacement,
   type RequestDescription,
   startCall,
 } from 'backoff-core/adapter';
@@ -237,6 +238,59 @@ describe('decision table: the method gate', () => {
     expect(state.method).toBe('PATCH');
     expect(state.url).toBe(URL_);
     expect(startCall(policy()).method).toBe('GET');
+  });
+});
+
+describe('a forced retry that sends a request of its own (a replacement)', () => {
+  const KEY = { 'Idempotency-Key': '"k-2"' };
+  const forced = (replacement?: Replacement): Outcome => ({
+    type: 'response',
+    status: 200,
+    forced: true,
+    replacement,
+  });
+
+  it.each<[string, Replacement, object]>([
+    ['a PUT goes: its method needs no key', { method: 'PUT' }, retry(0, 'should-retry')],
+    ['a POST with a key goes', { method: 'post', headers: KEY }, retry(0, 'should-retry')],
+    ['a keyless POST stays refused', { method: 'POST' }, stop('method-not-idempotent')],
+  ])('after a keyless POST, the request sent next is judged: %s', (_label, replacement, expected) => {
+    expect(next(startCall(policy(), { method: 'POST' }), forced(replacement))).toStrictEqual(expected);
+  });
+
+  it('without one, the request sent so far is judged: a keyless POST is refused, a GET goes', () => {
+    expect(next(startCall(policy(), { method: 'POST' }), forced())).toStrictEqual(
+      stop('method-not-idempotent'),
+    );
+    expect(next(startCall(policy(), { method: 'GET' }), forced())).toStrictEqual(retry(0, 'should-retry'));
+  });
+
+  it("a GET's replacement that is a keyless POST is refused, and never retried after it went", () => {
+    expect(next(startCall(policy(), { method: 'GET' }), forced({ method: 'POST' }))).toStrictEqual(
+      stop('method-not-idempotent'),
+    );
+    // A keyed POST goes; sent without its key (a hook dropped it), its 503 is not retried.
+    const state = startCall(policy(), { method: 'GET' });
+    expect(next(state, forced({ method: 'POST', headers: KEY }))).toMatchObject({ retry: true });
+    state.sent({});
+    expect(next(state, response(503))).toStrictEqual(stop('method-not-idempotent'));
+  });
+
+  it('from then on the call is the replacement: a PUT after a keyless POST is retried on a 503', () => {
+    const state = startCall(policy(), { method: 'POST' });
+    expect(next(state, forced({ method: 'PUT' }))).toMatchObject({ retry: true });
+    state.sent({});
+    expect(next(state, response(503))).toStrictEqual(retry(1000, 'status', undefined, 2));
+  });
+
+  it("the keyless POST's key does not bind the keyed replacement: it goes with its own", () => {
+    const state = startCall(policy(), { method: 'POST' });
+    state.sent({});
+    expect(next(state, forced({ method: 'POST', headers: KEY }))).toMatchObject({ retry: true });
+    state.sent(KEY);
+    expect(state.reached).toBeUndefined();
+    expect(next(state, response(503))).toStrictEqual(retry(1000, 'status', undefined, 2));
+    expect(state.reached).toBe('"k-2"');
   });
 });
 

@@ -253,16 +253,22 @@ export class KyCall implements Client<Response> {
   }
 
   /**
-   * kyBackoff's beforeRetry: the next attempt begins. A retry forced by a hook of the caller's (`ky.retry()`) is an
-   * attempt's verdict the runner decides like any other: within `retries`, the method gate and the budget.
+   * kyBackoff's beforeRetry, with the request ky sends next: the next attempt begins. A retry forced by a hook of
+   * the caller's (`ky.retry()`) is an attempt's verdict the runner decides like any other: within `retries`, the
+   * method gate and the budget. One forced with a request of its own (`ky.retry({ request })`) sends that request,
+   * as ky's earlier beforeRetry hooks left it: the gate judges its method and key.
    */
-  retrying(error: unknown): Promise<unknown> | undefined {
+  retrying(error: unknown, request: Request | undefined): Promise<unknown> | undefined {
     if (this.phase === 'answering' && isKyError(error, 'ForceRetryError')) {
       const response = this.#fetched;
+      const replacement =
+        field(error, 'customRequest') !== undefined && request !== undefined
+          ? { method: request.method, headers: request.headers }
+          : undefined;
       const outcome: Outcome =
         response !== undefined
-          ? { ...responseOutcome(response), forced: true }
-          : { type: 'error', kind: 'unknown', error, forced: true };
+          ? { ...responseOutcome(response), forced: true, replacement }
+          : { type: 'error', kind: 'unknown', error, forced: true, replacement };
       response?.body?.cancel().catch(() => {});
       this.#kyError = error;
       const asked = this.#wait('forced');

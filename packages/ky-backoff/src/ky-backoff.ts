@@ -44,6 +44,8 @@ interface Link {
   readonly fetch: FetchFunction | undefined;
   /** The call's `retry` as ky merged it and the caller's `init` hooks left it (ky 2, when it has such hooks). */
   merged?: unknown;
+  /** The call's `throwHttpErrors`, read with `merged`. */
+  thrown?: unknown;
   call?: KyCall | undefined;
 }
 
@@ -133,9 +135,14 @@ function begin(
   // ky 2's `totalTimeout` bounds the whole call: it is the core's deadline too, so that no wait outlasts it.
   if (typeof totalTimeout === 'number' && !(totalTimeout >= (own.options.deadline ?? Infinity)))
     own = own.extend({ deadline: totalTimeout });
-  const thrown = link.options.throwHttpErrors ?? defaults.throwHttpErrors ?? true;
-  const throws = (status: number) =>
-    typeof thrown === 'function' ? Boolean((thrown as (status: number) => unknown)(status)) : thrown === true;
+  // As ky's init hooks left it (ky 2), else as the request and the instance set it.
+  const thrown =
+    ('merged' in link ? link.thrown : (link.options.throwHttpErrors ?? defaults.throwHttpErrors)) ?? true;
+  // ky 1.13 (no `ky.retry`) throws for anything but `false`, a function too; later lines ask the function.
+  const throws =
+    typeof thrown === 'function' && installation.marker !== undefined
+      ? (status: number) => Boolean((thrown as (status: number) => unknown)(status))
+      : () => thrown !== false;
   // The body as ky sends it (`json` made into one); a Request given as the input brings its own body, a stream.
   const { body } = options;
   const replayable = body == null ? request.body === null : replayableBody(body);
@@ -191,7 +198,7 @@ function hooksOf(installation: Installation): Hooks {
       throw error;
     }
   };
-  const beforeRetry = ({ options, error }: View) => linkOf(options)?.call?.retrying(error);
+  const beforeRetry = ({ request, options, error }: View) => linkOf(options)?.call?.retrying(error, request);
   // ky 2 passes one state object and runs beforeError once, for the final error; ky 1 runs it for each failed
   // status, before it asks (the result then goes on ky's error when the call ends).
   const beforeError = (...args: unknown[]) => {
@@ -207,10 +214,15 @@ function hooksOf(installation: Installation): Hooks {
   };
 }
 
-/** kyBackoff's init hook, the last of a call's (ky 2): reads the call's `retry` as the caller's hooks left it. */
+/**
+ * kyBackoff's init hook, the last of a call's (ky 2): reads the call's `retry` and `throwHttpErrors` as the caller's
+ * hooks left them (ky hides `throwHttpErrors` from its later hooks).
+ */
 const init = mark((options: unknown) => {
   const link = linkOf(options);
-  if (link !== undefined) link.merged = (options as Options).retry;
+  if (link === undefined) return;
+  link.merged = (options as Options).retry;
+  link.thrown = (options as Options).throwHttpErrors;
 });
 
 /** The afterResponse hook kyBackoff adds last to a call that has some: the response as ky's hooks made it. */
@@ -245,6 +257,14 @@ function wrapped(instance: KyLike, installation: Installation): KyLike {
     }
     const sent: Options = { ...options, fetch: sending, [LINK]: link };
     if (hooks !== undefined) sent.hooks = hooks;
+    // An init hook may add fields to the call's `retry`, as to any: with none set by the instance or the request,
+    // it gets an object of no fields (ky's own would be `undefined`), which kyBackoff then reads as ky would.
+    if (
+      ky2 &&
+      hookCount(hooks, 'init') > 0 &&
+      ('retry' in options ? options.retry : defaults.retry) === undefined
+    )
+      sent.retry = {};
     if (method !== undefined) sent.method = method;
     // ky 1 may skip kyBackoff's beforeRequest (an earlier hook returned a new Request): ky then asks a shouldRetry
     // that says no, and retries nothing by its own rules. ky 1.13 decides whether a method is retried at all before

@@ -59,6 +59,71 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
       },
     );
 
+    /** An afterResponse hook that forces one retry with the request `make` builds from the one ky sent. */
+    const replacing = (make: (request: Request) => Request) => {
+      let forced = false;
+      return (...args: unknown[]) => {
+        if (forced) return undefined;
+        forced = true;
+        return client.ky.retry({ request: make(requestOf(args)) });
+      };
+    };
+    const withKey = (request: Request) => {
+      const headers = new Headers(request.headers);
+      headers.set('Idempotency-Key', '"k-1"');
+      return new Request(request, { headers });
+    };
+    const sent = (hits: readonly { method: string; headers: Headers }[]) =>
+      hits.map((hit) => `${hit.method} ${hit.headers.get('idempotency-key') ?? 'keyless'}`);
+
+    itWithMarker(
+      'ky.retry({ request }) after a keyless POST is judged by the request ky sends: a PUT goes, and its 503 is retried',
+      async () => {
+        const route = server.script('/orders', [200, 503, 201]);
+        const hook = replacing((request) => new Request(request, { method: 'PUT' }));
+        const response = (await wrap(client.ky)(`${API}/orders`, {
+          method: 'post',
+          json: { n: 1 },
+          hooks: { afterResponse: [hook] },
+        })) as Response;
+        expect(response.status).toBe(201);
+        expect(sent(route.hits)).toEqual(['POST keyless', 'PUT keyless', 'PUT keyless']);
+        expect(getBackoffResult(response)).toMatchObject({ attempts: 3, reason: 'success' });
+      },
+    );
+
+    itWithMarker(
+      'ky.retry({ request }) with an Idempotency-Key after a keyless POST goes, and its 503 is retried with that key',
+      async () => {
+        const route = server.script('/orders', [200, 503, 201]);
+        const response = (await wrap(client.ky)(`${API}/orders`, {
+          method: 'post',
+          json: { n: 1 },
+          hooks: { afterResponse: [replacing(withKey)] },
+        })) as Response;
+        expect(response.status).toBe(201);
+        expect(sent(route.hits)).toEqual(['POST keyless', 'POST "k-1"', 'POST "k-1"']);
+        expect(getBackoffResult(response)).toMatchObject({ attempts: 3, reason: 'success' });
+      },
+    );
+
+    for (const method of ['post', 'get'] as const) {
+      itWithMarker(
+        `ky.retry({ request }) with a keyless POST after a ${method.toUpperCase()} stays refused: nothing more is sent`,
+        async () => {
+          const route = server.script('/orders', [200, 201]);
+          const hook = replacing((request) => new Request(request.url, { method: 'POST', body: '{"n":1}' }));
+          const error = await wrap(client.ky)(`${API}/orders`, {
+            method,
+            hooks: { afterResponse: [hook] },
+          }).catch((caught: unknown) => caught);
+          expect(sent(route.hits)).toEqual([`${method.toUpperCase()} keyless`]);
+          expect((error as Error).name).toBe('ForceRetryError');
+          expect(getBackoffResult(error)).toMatchObject({ attempts: 1, reason: 'method-not-idempotent' });
+        },
+      );
+    }
+
     it('a later hook that strips the key, with throwHttpErrors: false per request: the 503 is not retried', async () => {
       const route = server.script('/orders', [503, 201]);
       const later = (...args: unknown[]) => void requestOf(args).headers.delete('idempotency-key');
@@ -81,6 +146,43 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
       await api(`${API}/items`);
       expect(seen).toEqual([['get']]);
     });
+
+    /** An init hook that adds a field to ky's `retry` in place, as a ky user writes it. */
+    const teapots = (options: { retry?: unknown }) =>
+      void Object.assign(options.retry as object, { statusCodes: [418] });
+
+    for (const where of ['on the instance', 'per request'] as const) {
+      itOnKy2(
+        `an init hook (${where}) that adds \`retry.statusCodes\` in place gets an object, and the call retries as it says`,
+        async () => {
+          const teapot = server.script('/teapot', [418, 200]);
+          const down = server.script('/down', [503, 200]);
+          const hooks = { init: [teapots] };
+          const api = wrap(where === 'on the instance' ? client.ky.create({ hooks }) : client.ky);
+          const own = where === 'per request' ? { hooks } : {};
+          const response = (await api(`${API}/teapot`, own)) as Response;
+          expect(response.status).toBe(200);
+          expect(teapot.hits).toHaveLength(2);
+          // As in ky, the call's `statusCodes` are now [418] alone: its 503 is not retried.
+          const error = await api(`${API}/down`, own).catch((caught: unknown) => caught);
+          expect(down.hits).toHaveLength(1);
+          expect(getBackoffResult(error)).toMatchObject({ attempts: 1, reason: 'not-retryable-status' });
+        },
+      );
+    }
+
+    itOnKy2(
+      'an init hook that adds `retry.statusCodes` in place never opens the method gate: a keyless POST is sent once',
+      async () => {
+        const route = server.script('/orders', [418, 201]);
+        const api = wrap(client.ky.create({ hooks: { init: [teapots] } }));
+        const error = await api(`${API}/orders`, { method: 'post', json: { n: 1 } }).catch(
+          (caught: unknown) => caught,
+        );
+        expect(route.hits).toHaveLength(1);
+        expect(getBackoffResult(error)).toMatchObject({ attempts: 1, reason: 'method-not-idempotent' });
+      },
+    );
 
     itOnKy2(
       'an init hook that narrows `retry.methods` never opens the method gate: a keyless POST is sent once',

@@ -1,7 +1,7 @@
 import { API, ScriptedApi } from '@backoff/test-utils';
 import { getBackoffResult, type RetryEvent } from 'backoff-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CLIENTS, type KyClient, prefixOption } from './support/clients.ts';
+import { CLIENTS, type KyClient, type LooseKy, prefixOption } from './support/clients.ts';
 import { kyErrorKind } from './support/driver.ts';
 import { virtualBackoff } from './support/virtual-backoff.ts';
 
@@ -259,23 +259,66 @@ describe.each(CLIENTS.map((client) => [client.name, client] as const))(
       },
     );
 
-    if (client.major === 1) {
-      it('ky 1: a per-request `throwHttpErrors: false` still retries a failed status, and resolves with the last response', async () => {
+    // ky never retries a status it does not throw for; here `throwHttpErrors` says only how the last one comes back.
+    for (const [where, send] of [
+      [
+        'per request',
+        (api: LooseKy, url: string, options: Record<string, unknown>) =>
+          api(url, { throwHttpErrors: false, ...options }),
+      ],
+      [
+        'in .extend()',
+        (api: LooseKy, url: string, options: Record<string, unknown>) =>
+          api.extend({ throwHttpErrors: false })(url, options),
+      ],
+      [
+        'per request, as a function',
+        (api: LooseKy, url: string, options: Record<string, unknown>) =>
+          api(url, { throwHttpErrors: (status: number) => status !== 503, ...options }),
+      ],
+    ] as const) {
+      it(`\`throwHttpErrors: false\` ${where} still retries a failed status, and resolves with the last response`, async () => {
         const route = server.script('/soft', [503, 503, 200]);
-        const response = await wrap(client.ky)(`${API}/soft`, { throwHttpErrors: false });
+        const response = (await send(wrap(client.ky), `${API}/soft`, {})) as Response;
         expect(response.status).toBe(200);
         expect(route.hits).toHaveLength(3);
         expect(getBackoffResult(response)).toMatchObject({ attempts: 3, reason: 'success' });
         const down = server.script('/down', [503]);
-        const last = await wrap(client.ky)(`${API}/down`, {
-          throwHttpErrors: false,
-          backoff: { retries: 1 },
-        });
+        const last = (await send(wrap(client.ky), `${API}/down`, { backoff: { retries: 1 } })) as Response;
         expect(last.status).toBe(503);
         expect(down.hits).toHaveLength(2);
         expect(getBackoffResult(last)).toMatchObject({ attempts: 2, reason: 'retries-exhausted' });
       });
     }
+
+    it.skipIf(client.major === 1)(
+      '`throwHttpErrors` set by an init hook: a 503 is retried either way, and the last one resolves or rejects as it says',
+      async () => {
+        const soft = server.script('/soft', [503]);
+        const off = (options: { throwHttpErrors?: boolean }) => {
+          options.throwHttpErrors = false;
+        };
+        const response = (await wrap(client.ky)(`${API}/soft`, {
+          hooks: { init: [off] },
+          backoff: { retries: 1 },
+        })) as Response;
+        expect(response.status).toBe(503);
+        expect(soft.hits).toHaveLength(2);
+        expect(getBackoffResult(response)).toMatchObject({ attempts: 2, reason: 'retries-exhausted' });
+
+        const hard = server.script('/hard', [503]);
+        const on = (options: { throwHttpErrors?: boolean }) => {
+          options.throwHttpErrors = true;
+        };
+        const instance = client.ky.create({ throwHttpErrors: false, hooks: { init: [on] } });
+        const error = await wrap(instance)(`${API}/hard`, { backoff: { retries: 1 } }).catch(
+          (e: unknown) => e,
+        );
+        expect(kyErrorKind(client, error)).toBe('http');
+        expect(hard.hits).toHaveLength(2);
+        expect(getBackoffResult(error)).toMatchObject({ attempts: 2, reason: 'retries-exhausted' });
+      },
+    );
 
     it(`${client.major === 2 ? '`prefix`' : '`prefixUrl`'}: the resolved URL is what the core sees and reports`, async () => {
       const route = server.script('/v1/items', [503, 200]);

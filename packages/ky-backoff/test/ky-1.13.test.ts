@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 // ky 1.13 has no `ky.retry()`: a hook cannot force a retry, so kyBackoff decides a failed response when ky throws
 // its HTTPError and asks `shouldRetry` (the shared suite proves that path). With `throwHttpErrors: false` ky never
-// asks: such a call is decided once and never retried, never retried by ky's own rules either.
+// asks: kyBackoff's fetch decides the response, and a retry rejects with an error ky retries.
 describe('ky 1.13.0 (no ky.retry())', () => {
   const api = new ScriptedApi();
   let clock: VirtualClock;
@@ -28,6 +28,16 @@ describe('ky 1.13.0 (no ky.retry())', () => {
     expect(route.hits).toHaveLength(3);
     expect(clock.waits).toEqual([500, 1000]);
     expect(getBackoffResult(error)).toMatchObject({ attempts: 3, reason: 'retries-exhausted' });
+  });
+
+  it('a `throwHttpErrors` function is `true` to ky 1.13, as ky reads it: the last 503 rejects with its result', async () => {
+    const route = api.script('/down', [503]);
+    const error = await client(1)(`${API}/down`, {
+      throwHttpErrors: (status: number) => status !== 503,
+    } as never).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(HTTPError);
+    expect(route.hits).toHaveLength(2);
+    expect(getBackoffResult(error)).toMatchObject({ attempts: 2, reason: 'retries-exhausted' });
   });
 
   it('with throwHttpErrors: false, a 503 is retried as on every ky line, and the last response resolves', async () => {

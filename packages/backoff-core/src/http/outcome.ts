@@ -7,6 +7,15 @@ import { chain, field, isNotSentCode } from './not-sent.js';
  */
 export type ErrorKind = 'network' | 'not-sent' | 'timeout' | 'abort' | 'tls' | 'unknown';
 
+/**
+ * The request a client sends next in place of the one that was sent, which a hook of the client's own built with the
+ * retry it forced (ky's `ky.retry({ request })`): its method and its headers, as they will go out.
+ */
+export interface Replacement {
+  readonly method: string;
+  readonly headers?: HeadersLike | undefined;
+}
+
 /** How one attempt ended: a response, or an error of some kind. */
 export type Outcome =
   | {
@@ -23,6 +32,11 @@ export type Outcome =
        * what that hook asked before the retry.
        */
       readonly forced?: boolean | undefined;
+      /**
+       * The request the forced retry sends instead of this one: the method gate judges that request, and from
+       * then on the call is that request's.
+       */
+      readonly replacement?: Replacement | undefined;
       /**
        * The URL that answered, when the client followed redirects and can tell (fetch's `Response.url`). The
        * pacer learns the quota into its origin: after a redirect from A to B, B's 429 paces B, not A.
@@ -42,6 +56,8 @@ export type Outcome =
       readonly redirected?: boolean | undefined;
       /** As for a response: the client's own hook asked for a retry, and waits what it asked. */
       readonly forced?: boolean | undefined;
+      /** As for a response: the request that forced retry sends instead. */
+      readonly replacement?: Replacement | undefined;
       /**
        * The wait a retry of this failure takes, fixed by what failed (a cut event stream's own `retry:`, as
        * EventSource waits it): the decider weighs it against the deadline before the budget pays for the retry.

@@ -2,6 +2,7 @@ import { checkKey, generateIdempotencyKey, idempotencyKeyProblem } from '../deci
 import type { StopReason } from '../decide/reasons.js';
 import type { CallFacts, Decision } from '../decide/rules.js';
 import { type HeadersLike, headerGetter } from '../http/headers.js';
+import type { Replacement } from '../http/outcome.js';
 import type { ResolvedOptions } from '../options/options.js';
 import type { RetryBudget } from './budget.js';
 import type { BackoffResult } from './events.js';
@@ -50,7 +51,8 @@ export class Call implements CallView, CallFacts {
   readonly method: string;
   readonly url: string | undefined;
   readonly headers: HeadersLike | undefined;
-  readonly idempotent: boolean;
+  /** The method of the request being sent is retried without a key (`methods`); see `replace`. */
+  idempotent: boolean;
   readonly replayable: boolean;
   /**
    * The key generated for this request by `idempotencyKey`, when one was needed: the adapter sends it as
@@ -125,6 +127,18 @@ export class Call implements CallView, CallFacts {
     this.#sent = headers;
     this.#keyed = undefined;
     if (!this.idempotent) this.#readKey();
+  }
+
+  /**
+   * The client sends `next` from the next attempt on, in place of the request so far (a hook of its own built it):
+   * its method says whether it needs a key, its headers whether it has one (read now, for the decision on the
+   * retry that sends it, and again when it is sent). What reached the server before was another request: its key
+   * binds this one to nothing.
+   */
+  replace(next: Replacement): void {
+    this.idempotent = this.policy.options.methods.has(next.method.toUpperCase());
+    this.reached = undefined;
+    this.sent(next.headers);
   }
 
   /** Whether the attempt last sent carries a usable key. */

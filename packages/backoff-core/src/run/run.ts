@@ -189,6 +189,8 @@ function verdicts(
   const judged = verdict(outcome, asked, call, options);
   // What may have reached the server fixes the key every later send of a non-idempotent request must carry.
   if (!call.idempotent && judged.reason !== 'not-sent') call.reached ??= call.sentKey;
+  // A retry the client forced with a request of its own: the gate judges the request that goes next.
+  if (outcome.replacement !== undefined) call.replace(outcome.replacement);
   const status = outcome.type === 'response' ? outcome.status : undefined;
   if (earnsCredit(judged, status)) budget?.recordSuccess();
   const { shouldRetry } = options;

@@ -74,8 +74,8 @@ export const CLIENTS: readonly KyClient[] = [
 
 /**
  * ky 1.13.0, the oldest supported release: it has no `ky.retry()`, so kyBackoff decides failed responses in
- * `shouldRetry` and cannot retry them with `throwHttpErrors: false`. Only the shared suite runs against it (the
- * ky-specific files test hooks and markers that 1.13 does not have).
+ * `shouldRetry`, and retries one ky does not throw for (`throwHttpErrors: false`) through an error of its own. Only
+ * the shared suite runs against it (the ky-specific files test hooks and markers that 1.13 does not have).
  */
 export const KY_1_13: KyClient = {
   name: 'ky 1.13.0',

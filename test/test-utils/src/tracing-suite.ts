@@ -57,8 +57,8 @@ const spanIdIn = (traceparent: string | undefined): string | undefined => tracep
  * The spans of the `tracer` option through one client, against a real server on 127.0.0.1: the call's span, a
  * client span per attempt after the HTTP client conventions, the waits as events, every span ended once, and the
  * trace's context on every attempt the server sees. With `wire` the app's HTTP instrumentation is active too (the
- * undici one for a client on Node's fetch, the http one for Node's http module): its one wire span per attempt
- * nests under the attempt's span.
+ * undici one for a client on Node's fetch, the http one for Node's http module): its span is each request's one
+ * CLIENT span, under the attempt's span (then INTERNAL); the other transport's instrumentation changes nothing.
  */
 export function describeTracingClient(
   driver: BackoffClientDriver,

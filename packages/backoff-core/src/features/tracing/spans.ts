@@ -19,8 +19,8 @@ import type {
   Transport,
 } from '../../run/roles.js';
 import { METHODS, serverAttributes } from '../semconv.js';
+import { ATTEMPT_ATTRIBUTES } from './feature.js';
 import type { TracerLike } from './otel.js';
-import { ATTEMPT_ATTRIBUTES } from './wire.js';
 
 type Attributes = Record<string, string | number | boolean>;
 

@@ -1,20 +1,12 @@
-/**
- * What an app's HTTP instrumentation reads of the attempt it sends: the attempt's attributes travel in the
- * OpenTelemetry context the send runs in, under a registered symbol (the one `createContextKey` would make), so a
- * second copy of this package, or none of `@opentelemetry/api` here, reads the same value.
- */
+/** What an app's HTTP instrumentation reads of the attempt it sends, from the context the send runs in. */
 
 import { describeValue } from '../../options/show.js';
-
-/** The context key of the attributes of the attempt being sent. */
-export const ATTEMPT_ATTRIBUTES: unique symbol = Symbol.for('backoff-core attempt attributes') as never;
+import { ATTEMPT_ATTRIBUTES } from './feature.js';
 
 /** An OpenTelemetry `Context` (`context.active()`), the one member read here. */
 export interface ContextLike {
   getValue(key: symbol): unknown;
 }
-
-const NONE: Readonly<Record<string, number>> = Object.freeze({});
 
 /**
  * The attributes an HTTP instrumentation's CLIENT span takes from the attempt it is sent for: its
@@ -31,5 +23,5 @@ export function attemptAttributes(context: ContextLike): Readonly<Record<string,
   const attributes = context.getValue(ATTEMPT_ATTRIBUTES);
   return typeof attributes === 'object' && attributes !== null
     ? (attributes as Readonly<Record<string, number>>)
-    : NONE;
+    : {};
 }

@@ -9,8 +9,14 @@
 export const INTEGRATION: Readonly<Record<string, 'all' | readonly string[]>> = {
   // A real Chromium.
   browser: 'all',
-  // Packs and installs the packages; type-checks every README code block with tsc (tens of seconds).
-  'pack-smoke': ['test/one-install.test.ts', 'test/pack-install.test.ts', 'test/readme-code.test.ts'],
+  // Packs and installs the packages; type-checks every README code block with tsc (tens of seconds); runs the
+  // README's tracing set-up with the OpenTelemetry SDK installed by npm.
+  'pack-smoke': [
+    'test/one-install.test.ts',
+    'test/pack-install.test.ts',
+    'test/readme-code.test.ts',
+    'test/tracing-setup.test.ts',
+  ],
   // Sockets on 127.0.0.1 by design: faults only a real socket has.
   'fault-suite': 'all',
   // Every client through the demo's scenarios, on a real server.

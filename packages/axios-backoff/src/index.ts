@@ -1,4 +1,5 @@
 export {
+  attemptAttributes,
   type Backoff,
   BackoffMetrics,
   type BackoffMetricsOptions,
@@ -18,6 +19,7 @@ export {
   type HedgeOptions,
   type Jitter,
   Pacer,
+  ResumeError,
   RetryBudget,
   type RetryBudgetOptions,
   type RetryEvent,

@@ -16,6 +16,7 @@ import {
   replayableBody,
   runCall,
   type Settled,
+  type Transport,
 } from 'backoff-core/adapter';
 import { type AdapterSetting, resolveAdapter } from './axios-compat.js';
 import { discardResponse } from './body.js';
@@ -169,6 +170,8 @@ class AxiosClient implements Client<AxiosResponse>, Attempt {
   readonly #config: InternalAxiosRequestConfig;
   /** The adapter is axios's own http adapter, the one `maxRedirects` binds. */
   readonly #http: boolean;
+  /** What the adapter sends on, when it is one of axios's own: asked only by a trace. */
+  #transport: Transport | undefined | null = null;
   /** The request's signal and cancel token as one AbortSignal for the core's waits, bridged when first needed. */
   #bridge: ReturnType<typeof waitSignal> | undefined;
   /** The headers of the attempt about to go, once a hook changed them. */
@@ -177,11 +180,22 @@ class AxiosClient implements Client<AxiosResponse>, Attempt {
   constructor(adapter: AxiosAdapter, config: InternalAxiosRequestConfig) {
     this.#adapter = adapter;
     this.#config = config;
-    this.#http = adapter === httpAdapter(config);
+    this.#http = adapter === axiosAdapter('http', config);
   }
 
   get headers(): AxiosHeaders {
     return this.#own ?? this.#config.headers;
+  }
+
+  get transport(): Transport | undefined {
+    if (this.#transport === null) {
+      this.#transport = this.#http
+        ? 'http'
+        : this.#adapter === axiosAdapter('fetch', this.#config)
+          ? 'fetch'
+          : undefined;
+    }
+    return this.#transport;
   }
 
   // A change made for this attempt goes on AxiosHeaders of its own, copied from the config's at the first change.
@@ -291,10 +305,10 @@ function circuitOpen(error: unknown, config: InternalAxiosRequestConfig): unknow
   return withResult(wrapped, getBackoffResult(error) as BackoffResult);
 }
 
-/** axios's own http adapter, where the build has one (not in a browser's). */
-function httpAdapter(config: InternalAxiosRequestConfig): AxiosAdapter | undefined {
+/** axios's own adapter of that name, where the build and the environment have one (no http in a browser's). */
+function axiosAdapter(name: 'http' | 'fetch', config: InternalAxiosRequestConfig): AxiosAdapter | undefined {
   try {
-    return resolveAdapter('http', config);
+    return resolveAdapter(name, config);
   } catch {
     return undefined;
   }

@@ -32,6 +32,6 @@ export { isRetryBudget, type RetryKind } from './run/budget.js';
 export type { Call, RequestDescription } from './run/call.js';
 export type { Held } from './run/events.js';
 export { attachResult } from './run/result.js';
-export { type Attempt, type Client, type Settled, type Stamp, Stopped } from './run/roles.js';
+export { type Attempt, type Client, type Settled, type Stamp, Stopped, type Transport } from './run/roles.js';
 export { decide, runCall, startCall } from './run/run.js';
 export { sleep, type TimerProvider } from './run/sleep.js';

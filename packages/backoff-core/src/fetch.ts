@@ -76,6 +76,7 @@ class FetchAttempt implements Attempt {
 
 /** One call through fetch: what the runner asks of withBackoff. */
 class FetchClient implements Client<Response> {
+  readonly transport = 'fetch';
   readonly #send: FetchLike;
   readonly #input: FetchInput;
   readonly #signal: AbortSignal | undefined;

@@ -20,6 +20,7 @@ export { Pacer } from './features/pacer/pacer.js';
 export { ResumeError } from './features/resume/errors.js';
 export type { ResumeOptions } from './features/resume/options.js';
 export { TabStore } from './features/tab-store.js';
+export { attemptAttributes } from './features/tracing/wire.js';
 export { type FetchWithBackoff, withBackoff } from './fetch.js';
 export {
   type BackoffOptions,

@@ -47,6 +47,7 @@ describe('the public surface', () => {
       'ResumeError',
       'RetryBudget',
       'TabStore',
+      'attemptAttributes',
       'createBackoff',
       'getBackoffResult',
       'parseRetryAfter',
@@ -54,7 +55,7 @@ describe('the public surface', () => {
     ]);
   });
 
-  it('the main entry, types included, is 36 names a user can hold in their head', () => {
+  it('the main entry, types included, is 37 names a user can hold in their head', () => {
     expect(exportedNames('index.ts').sort()).toEqual([
       'AttemptContext',
       'Backoff',
@@ -88,6 +89,7 @@ describe('the public surface', () => {
       'ShouldRetryContext',
       'StopReason',
       'TabStore',
+      'attemptAttributes',
       'createBackoff',
       'getBackoffResult',
       'parseRetryAfter',

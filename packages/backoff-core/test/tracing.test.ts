@@ -7,7 +7,7 @@ import {
   SpanKind,
   TraceRecorder,
 } from '@backoff/test-utils/tracing';
-import { createBackoff, Hedge, Pacer, withBackoff } from 'backoff-core';
+import { attemptAttributes, createBackoff, Hedge, Pacer, withBackoff } from 'backoff-core';
 import { runCall } from 'backoff-core/adapter';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { redactedUrl } from '../src/features/tracing/spans.ts';
@@ -204,6 +204,29 @@ describe('spans of withBackoff, against a scripted fetch', () => {
     };
     await expect(runCall(policy, { url: 'https://example.com/a' }, client as never)).rejects.toBe(broken);
     expect(kinds().call).toHaveLength(1);
+  });
+
+  it("each send's context carries the attributes an instrumentation's CLIENT span takes: resend count, hedge copy", async () => {
+    const { context } = await import('@opentelemetry/api');
+    const seen: Readonly<Record<string, number>>[] = [];
+    const { fetch } = scripted([503, 'hang', 200]);
+    const reading = (input: string | URL | Request, init?: RequestInit) => {
+      // What an instrumentation's start hook is given, as the README writes it.
+      seen.push(attemptAttributes(context.active()));
+      return fetch(input, init);
+    };
+    const api = withBackoff(reading, { ...options(), hedge: new Hedge({ delay: 50 }) });
+    expect((await api('https://example.com/a')).status).toBe(200);
+    expect(seen).toEqual([
+      {},
+      { 'http.request.resend_count': 1 },
+      { 'http.request.resend_count': 1, 'backoff.hedge.copy': 2 },
+    ]);
+    // Outside a send there is none; given something else than a context, it says what to write.
+    expect(attemptAttributes(context.active())).toEqual({});
+    expect(() => attemptAttributes(context as never)).toThrow(
+      'Expected `attemptAttributes` to be given the active OpenTelemetry context, got an object: write `() => attemptAttributes(context.active())`.',
+    );
   });
 
   it('the call span is the child of the caller active span', async () => {

@@ -127,6 +127,7 @@ class KyAttempt implements Attempt {
  * it only answers where ky asks.
  */
 export class KyCall implements Client<Response> {
+  readonly transport = 'fetch';
   phase: Phase = 'holding';
   readonly #setup: KyCallSetup;
   readonly #controller = new AbortController();

@@ -1,4 +1,5 @@
 export {
+  attemptAttributes,
   BackoffMetrics,
   type BackoffMetricsOptions,
   type BackoffMetricsSnapshot,
@@ -14,9 +15,11 @@ export {
   Hedge,
   type HedgeOptions,
   Pacer,
+  ResumeError,
   RetryBudget,
   type RetryBudgetOptions,
   type RetryEvent,
 } from 'backoff-core';
+export { RetriedResponseError } from './call.js';
 export { kyBackoff } from './ky-backoff.js';
 export type { KyBackoffOptions, KyBackoffRequestOptions, KyInstanceLike } from './types.js';

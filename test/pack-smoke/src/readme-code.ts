@@ -11,7 +11,7 @@
 // - A ```cjs block is a complete CommonJS module (`require`), type-checked as a .cjs file with Node's own module
 //   rules (`nodenext`), as a CommonJS user's editor would check it.
 // - Shell commands are ```sh and diagrams or output are ```text; neither is checked.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { ROOT, run } from './repo.ts';
 
@@ -148,6 +148,18 @@ export function parseReadme(path: string, text: string): Readme {
     }
   }
   return { path, blocks, given, problems };
+}
+
+/**
+ * The fenced block right after the line `marker` (an HTML comment such as `<!-- migrating:ky-after -->`) of the
+ * README at `path` (relative to the repository root), or `undefined` when there is none: the code a test runs as
+ * written.
+ */
+export function blockAfter(path: string, marker: string): CodeBlock | undefined {
+  const text = readFileSync(join(ROOT, path), 'utf8');
+  const markerLine = text.split(/\r?\n/).findIndex((line) => line.trim() === marker) + 1;
+  if (markerLine === 0) return undefined;
+  return parseReadme(path, text).blocks.find((block) => block.line === markerLine + 1);
 }
 
 /** A block's name in failure messages: the README, its number and line. */

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFlakyServer } from '../src/flaky-server.ts';
 import { type Packed, packPublished } from '../src/pack.ts';
-import { parseReadme } from '../src/readme-code.ts';
-import { describeRun, npmEnv, type PublishedName, packageDir, ROOT, run } from '../src/repo.ts';
+import { blockAfter } from '../src/readme-code.ts';
+import { describeRun, npmEnv, type PublishedName, packageDir, run } from '../src/repo.ts';
 
 type Adapter = 'axios-backoff' | 'ky-backoff';
 
@@ -46,12 +46,8 @@ const EXAMPLE_URL = 'https://api.example.com';
 
 /** The ```ts block right after `<!-- migrating:NAME -->` in a MIGRATING.md: a section's "after" code, unchanged. */
 function guideAfterBlock(guide: string, name: string): string {
-  const marker = `<!-- migrating:${name} -->`;
-  const text = readFileSync(join(ROOT, guide), 'utf8');
-  const markerLine = text.split(/\r?\n/).findIndex((line) => line.trim() === marker) + 1;
-  expect(markerLine, `${marker} in ${guide}`).toBeGreaterThan(0);
-  const block = parseReadme(guide, text).blocks.find((candidate) => candidate.line === markerLine + 1);
-  expect(block?.lang, `a \`\`\`ts block right after ${marker}`).toBe('ts');
+  const block = blockAfter(guide, `<!-- migrating:${name} -->`);
+  expect(block?.lang, `a \`\`\`ts block right after <!-- migrating:${name} --> in ${guide}`).toBe('ts');
   return block?.code ?? '';
 }
 

@@ -243,7 +243,9 @@ describe.each(['esm', 'cjs'] as const)('a fresh %s project', (kind) => {
       'DEFAULT_STATUS_CODES',
       'Hedge',
       'Pacer',
+      'ResumeError',
       'RetryBudget',
+      'attemptAttributes',
       'axiosBackoff',
       'getBackoffResult',
     ]);
@@ -253,7 +255,10 @@ describe.each(['esm', 'cjs'] as const)('a fresh %s project', (kind) => {
       'CircuitOpenError',
       'Hedge',
       'Pacer',
+      'ResumeError',
+      'RetriedResponseError',
       'RetryBudget',
+      'attemptAttributes',
       'getBackoffResult',
       'kyBackoff',
     ]);

@@ -1,4 +1,4 @@
-import type { AttemptContext, BackoffOptions } from 'backoff-core';
+import { type AttemptContext, type BackoffOptions, DEFAULT_STATUS_CODES } from 'backoff-core';
 import { HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
 import type { BackoffClientDriver } from './behaviour-suite.js';
@@ -132,6 +132,77 @@ export function describeBeforeAttemptClient(driver: BackoffClientDriver): void {
       if (!ended.ok) expect(ended.error).toMatchObject({ name: 'TimeoutError' });
       expect(late.hits).toHaveLength(1);
       expect(ended.result).toMatchObject({ attempts: 1, reason: 'deadline' });
+    });
+
+    /**
+     * A route that takes only the server's current token (`Bearer t1`, then `Bearer t2` once `rotate()`d) and
+     * answers 401 to any other, and a token store as the README's recipe has one: `current()` the token held,
+     * `refresh()` a new one from the server (counted).
+     */
+    const tokenRoute = () => {
+      const seen: (string | null)[] = [];
+      let valid = 1;
+      let held = 1;
+      const store = {
+        refreshes: 0,
+        current: async () => `t${held}`,
+        refresh: async () => {
+          store.refreshes++;
+          held = valid;
+          return `t${held}`;
+        },
+      };
+      api.server.use(
+        http.all(`${API}/private`, ({ request }) => {
+          const authorization = request.headers.get('authorization');
+          seen.push(authorization);
+          return authorization === `Bearer t${valid}`
+            ? new HttpResponse('ok', { status: 200 })
+            : new HttpResponse('expired', { status: 401 });
+        }),
+      );
+      return { seen, store, rotate: () => void valid++ };
+    };
+
+    it('the README recipe: after a 401 the hook refreshes the token once, and the retry goes at once with it', async () => {
+      const { seen, store, rotate } = tokenRoute();
+      // As the core README's "refresh a token after a 401" writes it.
+      const c = client({
+        statusCodes: [...DEFAULT_STATUS_CODES, 401],
+        delay: ({ status, computed }) => (status === 401 ? 0 : computed),
+        beforeAttempt: async ({ previous, headers }) => {
+          const token = previous?.status === 401 ? await store.refresh() : await store.current();
+          headers.set('Authorization', `Bearer ${token}`);
+        },
+      });
+      const call = () => c.send({ method: 'GET', path: '/private' });
+      // The token held is good: one request, no refresh.
+      expect(await call()).toMatchObject({ ok: true, status: 200, result: { attempts: 1 } });
+      rotate();
+      // The server no longer takes it: 401, one refresh, the retry with the new token, no wait.
+      expect(await call()).toMatchObject({
+        ok: true,
+        status: 200,
+        result: { attempts: 2, totalDelay: 0, reason: 'success' },
+      });
+      expect(await call()).toMatchObject({ ok: true, status: 200, result: { attempts: 1 } });
+      expect(seen).toEqual(['Bearer t1', 'Bearer t1', 'Bearer t2', 'Bearer t2']);
+      expect(store.refreshes).toBe(1);
+    });
+
+    it('a 401 is not retried unless statusCodes lists it: the hook never sees it', async () => {
+      const { seen, store, rotate } = tokenRoute();
+      rotate();
+      const settled = await client({
+        beforeAttempt: async ({ previous, headers }) => {
+          const token = previous?.status === 401 ? await store.refresh() : await store.current();
+          headers.set('Authorization', `Bearer ${token}`);
+        },
+      }).send({ method: 'GET', path: '/private' });
+      expect(settled.status).toBe(401);
+      expect(settled.result).toMatchObject({ attempts: 1, reason: 'not-retryable-status' });
+      expect(seen).toEqual(['Bearer t1']);
+      expect(store.refreshes).toBe(0);
     });
 
     it('a hook that throws ends the call with its error: nothing more is sent', async () => {

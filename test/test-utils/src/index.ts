@@ -12,6 +12,7 @@ export { collected } from './collected.js';
 export { FakeNetwork } from './fake-network.js';
 export { describeHedgingClient } from './hedge-suite.js';
 export { describePacerClient, type PacerSuiteOptions } from './pacer-suite.js';
+export { describeReexports, publicErrorClasses } from './reexports-suite.js';
 export {
   axiosRequestOptions,
   axiosResponseBody,

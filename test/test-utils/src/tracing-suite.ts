@@ -1,9 +1,10 @@
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
+import { context } from '@opentelemetry/api';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
-import type { BackoffOptions } from 'backoff-core';
+import { attemptAttributes, type BackoffOptions } from 'backoff-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { BackoffClientDriver } from './behaviour-suite.js';
 import { idOf, parentOf, type ReadableSpan, SpanKind, TraceRecorder, TraceServer } from './tracing.js';
@@ -21,6 +22,34 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
+/** An HTTP instrumentation of the app, enabled. */
+type Instrumentation = UndiciInstrumentation | HttpInstrumentation;
+
+/** The hook that gives an instrumentation's CLIENT span the attempt's attributes, as the core README shows it. */
+const startSpanHook = () => attemptAttributes(context.active());
+
+/**
+ * The app's instrumentation of `wire` (undici: Node's fetch; http: Node's http module), enabled as it is made (its
+ * `enabled: false` would also make it skip every request), recording into `recorder`.
+ */
+function instrument(wire: 'undici' | 'http', recorder: TraceRecorder): Instrumentation {
+  const instrumentation =
+    wire === 'undici'
+      ? new UndiciInstrumentation({ startSpanHook })
+      : new HttpInstrumentation({
+          startOutgoingSpanHook: startSpanHook,
+          ignoreIncomingRequestHook: () => true,
+        });
+  instrumentation.setTracerProvider(recorder.provider);
+  // The http instrumentation patches the module as it is next required.
+  if (wire === 'http') createRequire(import.meta.url)('node:http');
+  return instrumentation;
+}
+
+/** Orders two OpenTelemetry times (`[seconds, nanoseconds]`). */
+const hrTimeOrder = (a: readonly [number, number], b: readonly [number, number]): number =>
+  a[0] - b[0] || a[1] - b[1];
+
 /** The span id a `traceparent` names. */
 const spanIdIn = (traceparent: string | undefined): string | undefined => traceparent?.split('-')[2];
 
@@ -28,8 +57,8 @@ const spanIdIn = (traceparent: string | undefined): string | undefined => tracep
  * The spans of the `tracer` option through one client, against a real server on 127.0.0.1: the call's span, a
  * client span per attempt after the HTTP client conventions, the waits as events, every span ended once, and the
  * trace's context on every attempt the server sees. With `wire` the app's HTTP instrumentation is active too (the
- * undici one for a client on Node's fetch, the http one for Node's http module): its one wire span per attempt
- * nests under the attempt's span.
+ * undici one for a client on Node's fetch, the http one for Node's http module): its span is each request's one
+ * CLIENT span, under the attempt's span (then INTERNAL); the other transport's instrumentation changes nothing.
  */
 export function describeTracingClient(
   driver: BackoffClientDriver,
@@ -223,38 +252,74 @@ export function describeTracingClient(
 
     if (wire !== undefined) {
       describe(`with the ${wire} instrumentation`, () => {
-        let instrumentation: UndiciInstrumentation | HttpInstrumentation;
+        let instrumentation: Instrumentation;
         beforeAll(() => {
-          // Enabled as it is made (its `enabled: false` would also make it skip every request).
-          instrumentation =
-            wire === 'undici'
-              ? new UndiciInstrumentation()
-              : new HttpInstrumentation({ ignoreIncomingRequestHook: () => true });
-          instrumentation.setTracerProvider(recorder.provider);
-          // The http instrumentation patches the module as it is next required.
-          if (wire === 'http') createRequire(import.meta.url)('node:http');
+          instrumentation = instrument(wire, recorder);
         });
         afterAll(() => instrumentation.disable());
 
-        it('one wire span per attempt, each the child of its attempt span; the server sees its context', async () => {
+        it("one CLIENT span per request sent, the instrumentation's, under an INTERNAL span of ours per attempt", async () => {
           server.script('/items', [503, 503]);
           await client().send({ method: 'GET', path: '/items' });
-          const { attempts } = split(ours());
-          const wire = recorder
-            .spans()
-            .filter(
-              (span) => span.instrumentationScope.name !== 'backoff-test' && span.kind === SpanKind.CLIENT,
-            );
+          const spans = recorder.spans();
+          const clients = spans.filter((span) => span.kind === SpanKind.CLIENT);
+          // Each request the server saw has one CLIENT span: a backend counts 3 requests, not 6.
+          expect(server.arrivals).toHaveLength(3);
+          expect(clients).toHaveLength(3);
+          expect(clients.every((span) => span.instrumentationScope.name !== 'backoff-test')).toBe(true);
+          const ours = spans.filter((span) => span.instrumentationScope.name === 'backoff-test');
+          const [call, ...attempts] = [
+            ours.find((span) => span.name === 'backoff GET'),
+            ...ours.filter((span) => span.name === 'backoff GET attempt'),
+          ] as ReadableSpan[];
+          expect(ours.map((span) => span.kind)).toEqual(ours.map(() => SpanKind.INTERNAL));
           expect(attempts).toHaveLength(3);
-          expect(wire).toHaveLength(3);
-          expect(wire.map(parentOf).sort()).toEqual(attempts.map(idOf).sort());
-          expect(wire.map((span) => span.attributes['http.response.status_code']).sort()).toEqual([
-            200, 503, 503,
+          for (const attempt of attempts) expect(parentOf(attempt)).toBe(call && idOf(call));
+          expect(clients.map(parentOf).sort()).toEqual(attempts.map(idOf).sort());
+          // The wire spans carry what the conventions ask of a resend, through the hook's `attemptAttributes`.
+          const byStart = [...clients].sort((a, b) => hrTimeOrder(a.startTime, b.startTime));
+          expect(
+            byStart.map((span) => [
+              span.attributes['http.request.resend_count'],
+              span.attributes['http.response.status_code'],
+            ]),
+          ).toEqual([
+            [undefined, 503],
+            [1, 503],
+            [2, 200],
+          ]);
+          // Ours still says how each attempt went, after the conventions.
+          expect(attempts.map((span) => span.attributes['error.type']).sort()).toEqual([
+            '503',
+            '503',
+            undefined,
           ]);
           // Exactly one traceparent per request (not ours and the instrumentation's both), naming the wire span.
           expect(server.arrivals.map((arrival) => arrival.traceparents.length)).toEqual([1, 1, 1]);
-          expect(server.arrivals.map((arrival) => spanIdIn(arrival.traceparents[0])).sort()).toEqual(
-            wire.map(idOf).sort(),
+          expect(server.arrivals.map((arrival) => spanIdIn(arrival.traceparents[0]))).toEqual(
+            byStart.map(idOf),
+          );
+        });
+      });
+
+      describe(`with only the ${wire === 'undici' ? 'http' : 'undici'} instrumentation (not this client's)`, () => {
+        let instrumentation: Instrumentation;
+        beforeAll(() => {
+          instrumentation = instrument(wire === 'undici' ? 'http' : 'undici', recorder);
+        });
+        afterAll(() => instrumentation.disable());
+
+        it('ours stays the CLIENT span of each request, and its traceparent is sent', async () => {
+          server.script('/items', [503]);
+          await client().send({ method: 'GET', path: '/items' });
+          const clients = recorder.spans().filter((span) => span.kind === SpanKind.CLIENT);
+          expect(server.arrivals).toHaveLength(2);
+          expect(clients.map((span) => [span.instrumentationScope.name, span.name])).toEqual([
+            ['backoff-test', 'GET'],
+            ['backoff-test', 'GET'],
+          ]);
+          expect(server.arrivals.map((arrival) => spanIdIn(arrival.traceparents[0]))).toEqual(
+            clients.map(idOf),
           );
         });
       });

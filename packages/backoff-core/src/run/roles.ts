@@ -92,7 +92,15 @@ export interface SendView {
   readonly copy: number;
   /** This send's request headers, to add to. */
   readonly headers: AttemptHeaders;
+  /** What the client sends on (`Client.transport`), or `undefined` when it does not say. */
+  readonly transport: Transport | undefined;
 }
+
+/**
+ * What a client's requests go out on, for a trace to know whether an HTTP instrumentation makes each request's
+ * CLIENT span: `'fetch'` (the runtime's fetch: undici in Node), `'http'` (Node's `http` and `https` modules).
+ */
+export type Transport = 'fetch' | 'http';
 
 /** A feature's watch over one send. */
 export interface SendWatch {
@@ -200,6 +208,11 @@ export interface Attempt {
  * send an attempt, what its result means in the core's terms, and how the caller gets the end of the call.
  */
 export interface Client<T> {
+  /**
+   * What the client sends on: where an HTTP instrumentation of it is active, the instrumentation's span is each
+   * request's CLIENT span and the attempt's own span is INTERNAL. Absent: the attempt's span is the CLIENT span.
+   */
+  readonly transport?: Transport | undefined;
   /**
    * The next attempt, as the client is about to send it. A client that drives its own loop (ky) answers when it
    * is about to send; the others at once.

@@ -519,7 +519,10 @@ function transmit<T>(
 ): Promise<Settled<T>> {
   let watches: SendWatch[] | undefined;
   for (const feature of call.features ?? []) {
-    const watch = feature.sending?.({ attempt: call.attempts + 1, copy, headers: editable(attempt) }, call);
+    const watch = feature.sending?.(
+      { attempt: call.attempts + 1, copy, headers: editable(attempt), transport: client.transport },
+      call,
+    );
     if (watch === undefined) continue;
     watches ??= [];
     watches.push(watch);

@@ -3,6 +3,15 @@ import type { TracerLike } from './otel.js';
 
 type Make = (tracer: TracerLike, redact: ReadonlySet<string>) => Feature;
 
+/**
+ * The context key of the attributes of the attempt being sent (`attemptAttributes` reads them): a registered
+ * symbol, the one `createContextKey` would make, so that a second copy of this package reads the same value. Here,
+ * in the few lines every bundle holds, so that neither the spans' chunk nor `attemptAttributes` brings it twice.
+ */
+export const ATTEMPT_ATTRIBUTES: unique symbol = /* @__PURE__ */ Symbol.for(
+  'backoff-core attempt attributes',
+) as never;
+
 /** Made once the trace's code and `@opentelemetry/api` are loaded; shared by every policy of the page. */
 let made: Make | undefined;
 let loading: Promise<Make> | undefined;

@@ -1,14 +1,25 @@
 /**
  * The spans of the `tracer` option, loaded (with `@opentelemetry/api`) only when a policy has one: one INTERNAL
- * span per call, one CLIENT span per send (each hedge's copy its own) after the OpenTelemetry HTTP client
- * conventions, the waits, holds and hedges as events on the call's span.
+ * span per call, one span per send (each hedge's copy its own) after the OpenTelemetry HTTP client conventions,
+ * the waits, holds and hedges as events on the call's span. A send's span is its request's CLIENT span, unless an
+ * HTTP instrumentation of the client's transport makes that one: ours is then INTERNAL, so that each request has
+ * one CLIENT span, and the instrumentation's reads the attempt's attributes from the context (`attemptAttributes`).
  */
 import type * as Api from '@opentelemetry/api';
 import type { Outcome } from '../../http/outcome.js';
 import { parseUrl } from '../../http/url.js';
 import type { AttemptHeaders } from '../../run/events.js';
-import type { CallEvent, CallView, Feature, FeatureCall, SendView, SendWatch } from '../../run/roles.js';
+import type {
+  CallEvent,
+  CallView,
+  Feature,
+  FeatureCall,
+  SendView,
+  SendWatch,
+  Transport,
+} from '../../run/roles.js';
 import { METHODS, serverAttributes } from '../semconv.js';
+import { ATTEMPT_ATTRIBUTES } from './feature.js';
 import type { TracerLike } from './otel.js';
 
 type Attributes = Record<string, string | number | boolean>;
@@ -101,20 +112,31 @@ const SETTER: Api.TextMapSetter<AttemptHeaders> = {
   set: (headers, key, value) => headers.set(key, value),
 };
 
-/** Node's diagnostics channels, where there are any (not in a browser). */
-const channels = (
-  globalThis as {
-    process?: { getBuiltinModule?: (id: string) => unknown };
-  }
-).process?.getBuiltinModule?.('node:diagnostics_channel') as
+/** One of Node's built-in modules, where there are any (not in a browser). */
+const builtin = (id: string): unknown =>
+  (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.(
+    id,
+  );
+
+const channels = builtin('node:diagnostics_channel') as
   | { hasSubscribers?: (name: string) => boolean }
   | undefined;
+const requesters = [builtin('node:http'), builtin('node:https')] as ({ request?: unknown } | undefined)[];
+
+/** A function an instrumentation wrapped: the shimmer's mark, which OpenTelemetry's instrumentations leave. */
+const wrapped = (fn: unknown): boolean =>
+  typeof fn === 'function' && (fn as { __wrapped?: unknown }).__wrapped === true;
 
 /**
- * Whether something watches undici's requests (the undici instrumentation does): it puts its own wire span's
- * `traceparent` on the request, which, added to ours, would send two (undici appends headers).
+ * Whether an HTTP instrumentation makes the CLIENT span of each request sent on `transport`, asked at each send
+ * (an instrumentation may be enabled or disabled at any time): something watches undici's requests (Node's fetch;
+ * the undici instrumentation), or Node's `http.request` or `https.request` is wrapped (the http instrumentation).
  */
-const undiciInjects = (): boolean => channels?.hasSubscribers?.('undici:request:create') === true;
+function instrumented(transport: Transport | undefined): boolean {
+  if (transport === 'fetch') return channels?.hasSubscribers?.('undici:request:create') === true;
+  if (transport === 'http') return requesters.some((module) => wrapped(module?.request));
+  return false;
+}
 
 /** A span ended once, whoever asks last. */
 class Once {
@@ -184,17 +206,20 @@ class CallTrace implements FeatureCall {
 
   sending(send: SendView, call: CallView): SendWatch {
     const api = this.#api;
-    const attributes: Attributes = { ...this.#request };
-    if (send.attempt > 1) attributes['http.request.resend_count'] = send.attempt - 1;
-    if (send.copy > 1) attributes['backoff.hedge.copy'] = send.copy;
+    // What the instrumentation's CLIENT span takes from the attempt too.
+    const own: Record<string, number> = {};
+    if (send.attempt > 1) own['http.request.resend_count'] = send.attempt - 1;
+    if (send.copy > 1) own['backoff.hedge.copy'] = send.copy;
+    const wire = instrumented(send.transport);
     const span = this.#tracer.startSpan(
-      nameOf(call),
-      { kind: api.SpanKind.CLIENT, attributes },
+      wire ? `backoff ${nameOf(call)} attempt` : nameOf(call),
+      { kind: wire ? api.SpanKind.INTERNAL : api.SpanKind.CLIENT, attributes: { ...this.#request, ...own } },
       this.#context,
     ) as Api.Span;
     const once = new Once(span);
-    const context = api.trace.setSpan(this.#context, span);
-    if (!undiciInjects()) {
+    const context = api.trace.setSpan(this.#context, span).setValue(ATTEMPT_ATTRIBUTES, Object.freeze(own));
+    // The instrumentation sends its own span's context (undici would send both: it appends headers).
+    if (!wire) {
       try {
         api.propagation.inject(context, send.headers, SETTER);
       } catch {

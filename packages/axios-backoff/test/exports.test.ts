@@ -1,0 +1,4 @@
+import { describeReexports } from '@backoff/test-utils';
+import * as entry from '../src/index.ts';
+
+describeReexports('axios-backoff', entry);

@@ -63,11 +63,20 @@ export type Jitter = 'full' | 'equal' | 'decorrelated' | 'none';
 export interface BackoffOptions<Res = unknown, Err = unknown> extends PeerOptionNames {
   /**
    * How many times a failed request may be retried by its own backoff. A wait the server asked for (Retry-After
-   * and friends) does not count against it: `deadline` bounds those (or, without one, 2 x `maxRetryAfter` from
-   * the first ask), with `maxRetryAfter` and the budget. `0` means no retry at all, asked for or not.
+   * and friends) does not count against it: `serverRetries` and `deadline` bound those (without a deadline, 2 x
+   * `maxRetryAfter` from the first ask), with `maxRetryAfter` and the budget. `0` means no retry at all, asked for
+   * or not.
    * @default 3
    */
   retries?: number | undefined;
+  /**
+   * How many retries of one call may wait a delay the server asked for (Retry-After and friends), apart from
+   * `retries`: asked once more, the call ends with the reason `'server-retries-exhausted'`. A cap you can raise
+   * but not remove (an integer from 0 to 100; `Infinity` is refused): a server that keeps answering
+   * `Retry-After: 0` must not keep a call going. Each repeated ask also waits at least 100 ms, doubled each time.
+   * @default 10
+   */
+  serverRetries?: number | undefined;
   /**
    * The delay before the first retry, in ms, before jitter.
    * @default 1000
@@ -297,6 +306,7 @@ export interface BackoffOptions<Res = unknown, Err = unknown> extends PeerOption
 /** The options after defaults and validation: what the policy actually runs on. */
 export interface ResolvedOptions {
   readonly retries: number;
+  readonly serverRetries: number;
   readonly baseDelay: number;
   readonly maxDelay: number;
   readonly factor: number;
@@ -346,6 +356,7 @@ export const DEFAULT_METHODS: readonly string[] = [
 /** The defaults of every numeric and boolean option, in one place. */
 export const DEFAULTS = {
   retries: 3,
+  serverRetries: 10,
   baseDelay: 1000,
   maxDelay: 30_000,
   factor: 2,

@@ -221,7 +221,7 @@ function limits(call: Call, outcome: Outcome, judged: Verdict, refused: boolean,
   else if (own !== undefined) {
     const { retryNumber: retry, serverDelay, computed } = planned;
     const asked: DelayContext = { ...context(call, outcome, judged), retry, serverDelay, computed };
-    delay = callback('delay', () => ownDelay(own(asked), serverDelay), causeOf(outcome));
+    delay = callback('delay', () => ownDelay(own(asked), planned.least), causeOf(outcome));
   }
   const decision = settle(planned, delay, refused, budget);
   if (decision.retry && planned.closes !== undefined) {

@@ -1,6 +1,7 @@
 import { BackoffMetrics, type BackoffOptions, CircuitBreaker, Pacer } from 'backoff-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { BackoffClientDriver, Settled } from './behaviour-suite.js';
+import type { Step } from './scripted-api.js';
 import { API, ScriptedApi } from './scripted-api.js';
 import { VirtualClock } from './virtual-clock.js';
 
@@ -118,6 +119,72 @@ export function describeCallbackErrorsClient(driver: BackoffClientDriver): void 
         expect(metrics.snapshot().holds).toBe(0);
         // The 503 is a failure of the backend, and the breaker counted it.
         expect(breaker.toJSON().origins[new URL(API).origin]).toMatchObject({ consecutiveFailures: 1 });
+      });
+    }
+  });
+
+  describe(`a callback still pending at the deadline ends the call at the deadline: ${driver.name}`, () => {
+    const api = new ScriptedApi();
+    let clock = new VirtualClock();
+    beforeAll(() => api.listen());
+    afterEach(() => {
+      expect(clock.pendingCount).toBe(0);
+      api.reset();
+    });
+    afterAll(() => api.close());
+
+    /** The quota is spent for 5 s while the server asks for the retry at once: the retry is held, so onHold is met. */
+    const paced: Step = { status: 503, headers: { 'retry-after': '0', ratelimit: '"q";r=0;t=5' } };
+    const PENDING: readonly {
+      readonly name: string;
+      readonly options: (hang: () => Promise<never>) => BackoffOptions;
+      readonly first: Step;
+      /** What the caller gets: the attempt's own 503 (a deadline stop), or a TimeoutError naming the callback. */
+      readonly gets: '503' | 'timeout';
+    }[] = [
+      { name: 'shouldRetry', options: (hang) => ({ shouldRetry: hang }), first: 503, gets: '503' },
+      { name: 'onRetry', options: (hang) => ({ onRetry: hang }), first: 503, gets: 'timeout' },
+      {
+        name: 'onHold',
+        options: (hang) => ({ pacer: new Pacer(), onHold: hang }),
+        first: paced,
+        gets: 'timeout',
+      },
+    ];
+
+    for (const { name, options, first, gets } of PENDING) {
+      it(`${name}: the caller gets what a deadline stop gives, reason 'deadline', nothing more is sent, a late answer changes nothing`, async () => {
+        clock = new VirtualClock();
+        const route = api.script('/hung', [first, 200]);
+        const late: Array<(failure: Error) => void> = [];
+        const hang = () =>
+          new Promise<never>((_resolve, reject) => {
+            late.push(reject);
+          });
+        const client = driver.create(API, {
+          random: () => 0.5,
+          timers: clock.timers,
+          now: clock.now,
+          deadline: 8000,
+          ...options(hang),
+        });
+        const started = clock.now();
+        const settled = await client.send({ method: 'GET', path: '/hung' });
+        expect(clock.now() - started).toBe(8000);
+        expect(late).toHaveLength(1);
+        if (gets === '503') {
+          expect(settled.status).toBe(503);
+          expect(settled.ok).toBe(!driver.rejectsOnHttpError);
+        } else {
+          expect(settled.ok).toBe(false);
+          if (!settled.ok) expect(settled.error).toMatchObject({ name: 'TimeoutError' });
+          if (!settled.ok) expect(String((settled.error as Error).message)).toContain(`\`${name}\``);
+        }
+        expect(settled.result).toMatchObject({ attempts: 1, reason: 'deadline' });
+        // The callback fails long after: nobody's unhandled rejection, and nothing is sent.
+        for (const reject of late) reject(new Error(`${name} answered late`));
+        await new Promise((resolve) => setImmediate(resolve));
+        expect(route.hits).toHaveLength(1);
       });
     }
   });

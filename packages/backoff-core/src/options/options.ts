@@ -215,7 +215,7 @@ export interface BackoffOptions<Res = unknown, Err = unknown> extends PeerOption
    * Overrides the verdict on one failed attempt: `true` retries it, `false` does not, `undefined` keeps the
    * default rules. It is not asked about a success (a status below 400 that `statusCodes` does not list), as no
    * peer's condition is; a 2xx listed there is asked about. It may return a Promise of one of those (it is
-   * awaited; an abort still ends the call at once). It gets the client's own response object for a response. A
+   * awaited; an abort still ends the call at once, and the deadline stops it on the attempt's answer). It gets the client's own response object for a response. A
    * throw or a rejection ends the call with that error (a rejection with no Error, `undefined` or a string, as a
    * TypeError naming `shouldRetry`), reason `'callback-error'`. The method gate, body replayability, `retries`,
    * `deadline`, `maxRetryAfter` and the budget still apply.
@@ -226,8 +226,8 @@ export interface BackoffOptions<Res = unknown, Err = unknown> extends PeerOption
    * Called before every send: the first attempt, each retry and each hedge's copy, with the attempt's and retry's
    * numbers, how the previous attempt ended, and this send's headers to change (a fresh token or signature, an
    * attempt-number header). The first attempt too, so that one hook shapes every request the same way. It may
-   * return a Promise: its time counts against `deadline` (a send whose hook ends past it does not go) and an abort
-   * ends it at once. The Idempotency-Key is read after it: a retry of a non-idempotent request that lost its key (or
+   * return a Promise: its time counts against `deadline` (one still pending at the deadline ends the call there,
+   * aborting its `signal`; a send whose hook ends past it does not go) and an abort ends it at once. The Idempotency-Key is read after it: a retry of a non-idempotent request that lost its key (or
    * got another) is not sent. A throw or a rejection ends the call with that error, reason `'callback-error'`.
    * @default undefined
    */
@@ -250,7 +250,7 @@ export interface BackoffOptions<Res = unknown, Err = unknown> extends PeerOption
   tracer?: TracerLike | undefined;
   /**
    * Called before every wait. If it returns a Promise, the wait starts once it resolves (an abort still ends the
-   * call at once). If it throws or rejects, the call ends with that error and no retry is made.
+   * call at once, and the deadline at its time). If it throws or rejects, the call ends with that error and no retry is made.
    * @default undefined
    */
   onRetry?: OnRetry<Err> | undefined;

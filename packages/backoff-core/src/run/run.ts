@@ -34,7 +34,7 @@ import {
   Stopped,
   type Strategy,
 } from './roles.js';
-import { abortReason, anySignal, isThenable, sleep, untilAborted } from './sleep.js';
+import { abortReason, anySignal, type Expiring, expiring, isThenable, sleep, untilAborted } from './sleep.js';
 
 // RFC 9110 token characters: what a header name may be made of.
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -81,6 +81,54 @@ async function awaited<V>(value: V | PromiseLike<V>, signal: AbortSignal | undef
   } catch (error) {
     if (error instanceof Stopped || signal?.aborted) throw stoppedBy(error);
     throw error;
+  }
+}
+
+/** The stop for a deadline that passed while the callback `name` ran: `cause` (the attempt's error), else a TimeoutError. */
+const lateStop = (name: string, cause: unknown): Stopped =>
+  new Stopped(
+    'deadline',
+    cause ?? new DOMException(`The deadline passed while \`${name}\` ran.`, 'TimeoutError'),
+  );
+
+/**
+ * With a deadline, the signal a callback of the user's runs under: the caller's, and the deadline's once armed,
+ * which aborts with `lateStop`.
+ */
+function deadlineFor(
+  call: Call,
+  name: string,
+  signal: AbortSignal | undefined,
+  cause: unknown,
+): Expiring | undefined {
+  const { deadline, timers } = call.policy.options;
+  if (deadline === undefined) return undefined;
+  return expiring(signal, Math.max(0, call.left()), () => lateStop(name, cause), timers);
+}
+
+/**
+ * Waits for a callback's answer when it is a Promise: under the caller's signal (an abort ends the call at once)
+ * and the deadline, which ends the call at its time, pending callback or not (`limit`: made by `deadlineFor`, or
+ * made here). A late answer is let go.
+ */
+async function callbackAnswer<V>(
+  call: Call,
+  name: string,
+  answer: V | PromiseLike<V>,
+  signal: AbortSignal | undefined,
+  cause: unknown,
+  limit?: Expiring,
+): Promise<V> {
+  if (!isThenable(answer)) {
+    limit?.release();
+    return answer;
+  }
+  const bound = limit ?? deadlineFor(call, name, signal, cause);
+  bound?.arm();
+  try {
+    return await awaited(answer, bound?.signal ?? signal);
+  } finally {
+    bound?.release();
   }
 }
 
@@ -200,9 +248,15 @@ function verdicts(
   const question = context(call, outcome, judged);
   const answer = callback('shouldRetry', () => shouldRetry(question), causeOf(outcome));
   if (!isThenable(answer)) return limits(call, outcome, overridden(judged, answer), refused, now);
-  // An async answer: the clock has moved on by the time the limits are read.
-  return awaited(answer, signal).then((value) =>
-    limits(call, outcome, overridden(judged, value), refused, options.now()),
+  // An async answer: the clock has moved on by the time the limits are read. One still pending at the deadline
+  // stops the call there, on this attempt's outcome, as the deadline stops a retry.
+  const limit = deadlineFor(call, 'shouldRetry', signal, undefined);
+  return callbackAnswer(call, 'shouldRetry', answer, signal, undefined, limit).then(
+    (value) => limits(call, outcome, overridden(judged, value), refused, options.now()),
+    (error: unknown) => {
+      if (limit?.expired) return stop('deadline', call.asked);
+      throw error;
+    },
   );
 }
 
@@ -245,9 +299,13 @@ async function hold(
     const { onHold } = options;
     if (onHold !== undefined) {
       const event = { delay, reason, key, method: call.method, url: call.url, attempt: call.attempts + 1 };
-      await awaited(
-        callback('onHold', () => onHold(event)),
+      const cause = call.previous?.error;
+      await callbackAnswer(
+        call,
+        'onHold',
+        callback('onHold', () => onHold(event), cause),
         signal,
+        cause,
       );
     }
     tell(call, { type: 'hold', delay, reason, key });
@@ -378,10 +436,8 @@ export async function wait(
       error: failure.error,
       waitingForNetwork: failure.offline,
     };
-    await awaited(
-      callback('onRetry', () => onRetry(event), failure.error),
-      signal,
-    );
+    const answer = callback('onRetry', () => onRetry(event), failure.error);
+    await callbackAnswer(call, 'onRetry', answer, signal, failure.error);
   }
   // A request parked in its wait holds no more than the wait needs: not the attempt's error, and not this
   // function's frame (the pause is returned, not awaited).
@@ -473,12 +529,15 @@ function editable(attempt: Attempt): AttemptHeaders {
 
 /**
  * Copy `copy` of the attempt about to go, shaped by `beforeAttempt` (awaited under the copy's signal; its time
- * counts against the deadline). Throws a `Stopped` when the call must end: the hook failed, or the deadline passed
- * while it ran.
+ * counts against the deadline, and its `signal` aborts at the deadline). Throws a `Stopped` when the call must
+ * end: the hook failed, or the deadline passed while it ran.
  */
 async function shaped(call: Call, attempt: Attempt, copy: number, signal: AbortSignal | undefined) {
   const { beforeAttempt } = call.policy.options;
   if (beforeAttempt === undefined) return;
+  const cause = call.previous?.error;
+  const limit = deadlineFor(call, 'beforeAttempt', signal, cause);
+  const hookSignal = limit?.signal ?? signal;
   const context: AttemptContext = {
     attempt: call.attempts + 1,
     retry: call.attempts,
@@ -487,20 +546,18 @@ async function shaped(call: Call, attempt: Attempt, copy: number, signal: AbortS
     url: call.url,
     previous: call.previous,
     headers: editable(attempt),
-    // One that never aborts when the caller gave none.
-    signal: signal ?? new AbortController().signal,
+    // One that never aborts when the caller gave none and there is no deadline.
+    signal: hookSignal ?? new AbortController().signal,
   };
-  const cause = call.previous?.error;
-  await awaited(
-    callback('beforeAttempt', () => beforeAttempt(context), cause),
-    signal,
-  );
-  if (call.left() <= 0) {
-    throw new Stopped(
-      'deadline',
-      cause ?? new DOMException('The deadline passed while beforeAttempt ran.', 'TimeoutError'),
-    );
+  let answer: unknown;
+  try {
+    answer = callback('beforeAttempt', () => beforeAttempt(context), cause);
+  } catch (error) {
+    limit?.release();
+    throw error;
   }
+  await callbackAnswer(call, 'beforeAttempt', answer, signal, cause, limit);
+  if (call.left() <= 0) throw lateStop('beforeAttempt', cause);
 }
 
 /**

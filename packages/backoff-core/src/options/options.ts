@@ -265,8 +265,9 @@ export interface BackoffOptions<Res = unknown, Err = unknown> extends PeerOption
    */
   hedge?: HedgeLike | false | undefined;
   /**
-   * Called before each hedge (a copy of an attempt that has not answered yet) is sent. If it throws, the call
-   * ends with that error and every copy in flight is aborted.
+   * Called before each hedge (a copy of an attempt that has not answered yet) is sent. A returned Promise is
+   * awaited before the copy goes (an abort or the deadline ends it). If it throws or rejects, the call ends with
+   * that error and every copy in flight is aborted.
    * @default undefined
    */
   onHedge?: Callback<HedgeEvent, unknown> | undefined;

@@ -632,10 +632,16 @@ async function watched<T>(
   return result;
 }
 
-/** Why a hedge's copy was not sent: its `beforeAttempt` took away the attempt's Idempotency-Key (or changed it). */
-class KeyLostError extends Error {
-  override name = 'KeyLostError';
+/**
+ * Why a hedge's copy was not sent: its `beforeAttempt` took away the attempt's Idempotency-Key (or changed it), or
+ * the budget emptied meanwhile.
+ */
+class CopyNotSentError extends Error {
+  override name = 'CopyNotSentError';
 }
+
+/** A copy that was not sent, as its result. */
+const unsent = (why: string): Settled<never> => ({ ok: false, error: new CopyNotSentError(why) });
 
 /**
  * One attempt, hedged when the policy hedges and the request may be sent twice; else one copy. Its first copy was
@@ -656,7 +662,10 @@ function send<T>(
   return hedged(call, client, attempt, signal, strategy);
 }
 
-/** One attempt raced by the policy's strategy: its copies, each shaped apart and priced as a retry. */
+/**
+ * One attempt raced by the policy's strategy: its copies, each shaped apart and priced as a retry. A copy is paid
+ * for and counted once it is shaped and goes: one its hook made unsendable costs nothing.
+ */
 async function hedged<T>(
   call: Call,
   client: Client<T>,
@@ -666,26 +675,32 @@ async function hedged<T>(
 ): Promise<Settled<T>> {
   const { options, budget } = call.policy;
   const key = call.sentKey;
+  // Each copy the runner allowed: the delay it comes after, and onHedge's answer (awaited before it is shaped).
+  const allowed = new Map<number, { readonly delay: number; readonly told: unknown }>();
   const copies: Copies<T> = {
     send: async (copy, own) => {
       if (copy === 1) return transmit(call, client, attempt, 1, own);
+      const { delay, told } = allowed.get(copy) as { delay: number; told: unknown };
       const mine = attempt.copy?.() ?? attempt;
       try {
+        await callbackAnswer(call, 'onHedge', told, own, undefined);
         await shaped(call, mine, copy, own);
       } catch (error) {
         if (error instanceof Stopped) return { ok: false, interrupted: error };
         throw error;
       }
       if (!call.idempotent && call.keyOn(mine.headers) !== key) {
-        return {
-          ok: false,
-          error: new KeyLostError("beforeAttempt took this copy's Idempotency-Key away: not sent."),
-        };
+        return unsent("beforeAttempt took this copy's Idempotency-Key away: not sent.");
       }
+      if (budget !== undefined && !budget.tryAcquire('hedge')) {
+        return unsent('The retry budget emptied while this copy was shaped: not sent.');
+      }
+      call.hedges++;
+      tell(call, { type: 'hedge', copy, delay });
       return transmit(call, client, mine, copy, own);
     },
     outcome: (result) =>
-      !result.ok && result.error instanceof KeyLostError
+      !result.ok && result.error instanceof CopyNotSentError
         ? { type: 'error', kind: 'not-sent', error: result.error, redirected: false }
         : outcomeOf(client, result),
     signal,
@@ -697,20 +712,15 @@ async function hedged<T>(
       if (call.left() <= 0) return false;
       if (call.features?.some((feature) => feature.admitsCopy?.() === false)) return false;
       // A hedge is priced as a retry: one the budget cannot pay is refused (and counted so) before onHedge hears
-      // of it; one it can pay is paid once onHedge did.
+      // of it; one it can pay is paid when it goes.
       if (budget !== undefined && budget.available < 1) {
         budget.tryAcquire('hedge');
         return false;
       }
       const { onHedge } = options;
-      if (onHedge !== undefined) {
-        callback('onHedge', () =>
-          onHedge({ copy, delay, method: call.method, url: call.url, attempt: call.attempts + 1 }),
-        );
-      }
-      if (budget !== undefined && !budget.tryAcquire('hedge')) return false;
-      call.hedges++;
-      tell(call, { type: 'hedge', copy, delay });
+      const event = { copy, delay, method: call.method, url: call.url, attempt: call.attempts + 1 };
+      const told = onHedge === undefined ? undefined : callback('onHedge', () => onHedge(event));
+      allowed.set(copy, { delay, told });
       return true;
     },
     won: (copy) => {

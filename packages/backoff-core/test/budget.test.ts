@@ -255,8 +255,9 @@ describe('the retry budget bounds the load: 10,000 requests, up to 3 retries eac
     });
     expect(tally.attempts).toBe(1020);
     expect(tally.attempts).toBeLessThanOrEqual(1.1 * 1000);
-    // A wait the server asked for spends no `retries`: the first request spends the whole reserve.
-    expect(tally.final).toEqual({ 'budget-exhausted': 1000 });
+    // A wait the server asked for spends no `retries`, and at most `serverRetries` (10) are taken per call: the
+    // first two requests spend the reserve of 20, ten retries each.
+    expect(tally.final).toEqual({ 'server-retries-exhausted': 2, 'budget-exhausted': 998 });
   });
 
   it('1,000 requests at 100% 429 with Retry-After: 1: throttling retries cost 5/14, so 56 of them, 1,056 attempts (<= 1.1x)', async () => {

@@ -318,6 +318,41 @@ describe('every limit still holds for a hedge', () => {
     expect(other.sent).toHaveLength(1);
     expect(other.sent[0]?.signal?.aborted).toBe(true);
   });
+
+  it('an onHedge that returns a Promise is awaited before its copy goes; a rejection ends the call, handled', async () => {
+    let release: (() => void) | undefined;
+    const { clock, policy } = setup({
+      onHedge: () =>
+        new Promise<void>((resolve) => {
+          release = resolve;
+        }),
+    });
+    const client = fakeClient();
+    const done = runCall(policy, GET, client.attempts);
+    await settle();
+    clock.advance(50);
+    await settle();
+    // The copy waits for onHedge.
+    expect(client.sent).toHaveLength(1);
+    release?.();
+    await settle();
+    expect(client.sent).toHaveLength(2);
+    client.sent[1]?.answer(200);
+    expect(await resultOf(done)).toMatchObject({ hedges: 1, hedgeWon: true });
+
+    const failure = new Error('onHedge rejected');
+    const broken = policy.extend({ onHedge: () => Promise.reject(failure) });
+    const other = fakeClient();
+    const failed = runCall(broken, GET, other.attempts);
+    await settle();
+    clock.advance(50);
+    await expect(failed).rejects.toMatchObject({
+      cause: failure,
+      result: { reason: 'callback-error', hedges: 0 },
+    });
+    expect(other.sent).toHaveLength(1);
+    expect(other.sent[0]?.signal?.aborted).toBe(true);
+  });
 });
 
 describe('only what may be sent twice is hedged', () => {

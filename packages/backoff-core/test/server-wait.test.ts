@@ -2,7 +2,14 @@ import { type BackoffOptions, createBackoff, RetryBudget } from 'backoff-core';
 import { type Call, type Decision, type Outcome, startCall } from 'backoff-core/adapter';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_WINDOW, serverWait, serverWaitBound, serverWaitWindow } from '../src/decide/server-wait.ts';
+import {
+  MAX_REPEAT_FLOOR,
+  MAX_WINDOW,
+  repeatFloor,
+  serverWait,
+  serverWaitBound,
+  serverWaitWindow,
+} from '../src/decide/server-wait.ts';
 import { next as decideNow } from './support/calls.ts';
 
 const fixed = (value: number) => () => value;
@@ -122,7 +129,7 @@ describe('serverWait: the server delay, then a random share of the window', () =
     },
   );
 
-  it('a server delay is never shortened, and the wait stays under max(serverDelay, ceiling)', () => {
+  it('a server delay and the floor on repeated asks are never shortened; the wait stays under the ceiling unless they pass it', () => {
     const anyRandom = fc.oneof(fc.double({ min: 0, max: 1, maxExcluded: true }), fc.double());
     // Whole ms up to 30 years either way, as the decider's times are (the clock's ms, a Retry-After in seconds, a
     // finite ceiling: maxRetryAfter caps it). Sums of whole ms below 2^53 are exact, so the bounds hold to the ms.
@@ -137,14 +144,40 @@ describe('serverWait: the server delay, then a random share of the window', () =
         anyRandom,
         (serverDelay, told, left, ceiling, spread, r) => {
           const { wait, closes } = serverWait(serverDelay, told, left, ceiling, spread, () => r);
-          expect(wait).toBeGreaterThanOrEqual(serverDelay);
-          expect(wait).toBeLessThanOrEqual(Math.max(serverDelay, ceiling));
+          const least = Math.max(serverDelay, repeatFloor(told));
+          expect(wait).toBeGreaterThanOrEqual(least);
+          expect(wait).toBeLessThanOrEqual(Math.max(least, ceiling));
           expect(wait).toBeLessThanOrEqual(closes);
           // 1 ms of slack for the float sum at 1e12 ms.
-          expect(wait - Math.max(serverDelay, left)).toBeLessThanOrEqual(spread * MAX_WINDOW + 1);
+          expect(wait - Math.max(least, left)).toBeLessThanOrEqual(spread * MAX_WINDOW + 1);
         },
       ),
     );
+  });
+});
+
+describe('repeatFloor: a repeated ask waits at least 100 ms, doubled with each repeat, at most 30 s', () => {
+  it.each([
+    [1, 0],
+    [2, 100],
+    [3, 200],
+    [4, 400],
+    [10, 25_600],
+    [11, MAX_REPEAT_FLOOR],
+    [10_000, MAX_REPEAT_FLOOR],
+  ])('ask %i -> at least %i ms', (told, floor) => {
+    expect(repeatFloor(told)).toBe(floor);
+  });
+
+  it('raises the start of a short wait, with or without a spread; a longer server delay is unchanged', () => {
+    expect(serverWait(0, 1, 0, NONE, 0, fixed(0.5))).toEqual({ wait: 0, closes: 0 });
+    expect(serverWait(0, 2, 0, NONE, 0, fixed(0.5))).toEqual({ wait: 100, closes: 100 });
+    expect(serverWait(0, 4, 0, NONE, 0, fixed(0.5))).toEqual({ wait: 400, closes: 400 });
+    // The window is the documented one (1.5 x 100 ms, doubled per repeat), above the floor.
+    expect(serverWait(0, 2, 0, NONE, 1, fixed(0.5))).toEqual({ wait: 250, closes: 400 });
+    expect(serverWait(1000, 4, 0, NONE, 0, fixed(0.5))).toEqual({ wait: 1000, closes: 1000 });
+    // A ceiling below the floor does not shorten it: the decider stops such a retry instead.
+    expect(serverWait(0, 3, 0, 50, 1, fixed(0.5))).toEqual({ wait: 200, closes: 200 });
   });
 });
 
@@ -235,9 +268,10 @@ describe('a call told to wait, as the decider decides it', () => {
     const waits: number[] = [];
     let decision = next(told(1));
     for (; decision.retry; decision = next(told(1))) waits.push(decision.delay);
-    expect(waits).toEqual([1750, 2500, 4500, 9000, 18_000, 27_000, 30_000, 21_125, 6125]);
+    expect(waits).toEqual([1750, 2500, 4500, 9000, 18_000, 27_000, 30_000, 21_125]);
+    // The ninth ask's floor (12.8 s) does not fit in the 6.125 s left of the 2 minutes.
     expect(decision).toMatchObject({ retry: false, reason: 'deadline' });
-    expect(clock.t).toBe(120_000);
+    expect(clock.t).toBe(113_875);
   });
 
   it('with a deadline, the deadline bounds the asks instead', () => {
@@ -255,5 +289,83 @@ describe('a call told to wait, as the decider decides it', () => {
     expect(next(told(1))).toMatchObject({ retry: true });
     expect(next(told(1))).toStrictEqual({ retry: false, reason: 'budget-exhausted', serverDelay: 1000 });
     expect(state.serverAsked).toBe(2);
+  });
+});
+
+describe('a server that keeps answering "now" (Retry-After: 0, a past date): bounded in count and in time', () => {
+  const now = told(0);
+  /** Every decision until the call stops (or a thousand: a loop), and the stop. */
+  const until = (next: (outcome: Outcome) => Decision, outcome: () => Outcome = () => now) => {
+    const waits: number[] = [];
+    let decision = next(outcome());
+    for (; decision.retry && waits.length < 1000; decision = next(outcome())) waits.push(decision.delay);
+    return { waits, stop: decision };
+  };
+
+  it('with no spread and no budget, each repeat waits the floor, and the eleventh ask ends the call', () => {
+    const { next, state, clock } = call({ retryAfterSpread: 0 });
+    const { waits, stop } = until(next);
+    expect(waits).toEqual([0, 100, 200, 400, 800, 1600, 3200, 6400, 12_800, 25_600]);
+    expect(stop).toStrictEqual({ retry: false, reason: 'server-retries-exhausted', serverDelay: 0 });
+    expect(state).toMatchObject({ attempts: 11, told: 11, serverAsked: 10 });
+    expect(clock.t).toBe(51_100);
+  });
+
+  it('a Retry-After date in the past is "now" too: the same floor and the same cap', () => {
+    const { next, clock } = call({ retryAfterSpread: 0 });
+    const past = (): Outcome => ({
+      type: 'response',
+      status: 503,
+      headers: { 'retry-after': new Date(clock.t - 5000).toUTCString() },
+    });
+    const { waits, stop } = until(next, past);
+    expect(waits).toEqual([0, 100, 200, 400, 800, 1600, 3200, 6400, 12_800, 25_600]);
+    expect(stop).toMatchObject({ retry: false, reason: 'server-retries-exhausted' });
+  });
+
+  it('a floor above maxRetryAfter ends the call as a delay above it would', () => {
+    const { next, state } = call({ retryAfterSpread: 0, maxRetryAfter: 1000 });
+    const { waits, stop } = until(next);
+    expect(waits).toEqual([0, 100, 200, 400, 800]);
+    expect(stop).toStrictEqual({ retry: false, reason: 'retry-after-too-long', serverDelay: 0 });
+    expect(state.attempts).toBe(6);
+    // maxRetryAfter: 0 takes the server's "now" once, never in a loop.
+    expect(until(call({ retryAfterSpread: 0, maxRetryAfter: 0 }).next)).toEqual({
+      waits: [0],
+      stop: { retry: false, reason: 'retry-after-too-long', serverDelay: 0 },
+    });
+  });
+
+  it('a wait of your own is raised to the floor, as to the server delay', () => {
+    const { next } = call({ retryAfterSpread: 0, delay: () => 0, serverRetries: 4 });
+    expect(until(next).waits).toEqual([0, 100, 200, 400]);
+  });
+
+  it('serverRetries raises the cap, and the floor stops doubling at 30 s; the time bound still ends the call', () => {
+    const { next, state } = call({ retryAfterSpread: 0, serverRetries: 20 });
+    const { waits, stop } = until(next);
+    // 51.1 s of floors, then 30 s twice: a third 30 s would end past 2 x maxRetryAfter.
+    expect(waits).toEqual([0, 100, 200, 400, 800, 1600, 3200, 6400, 12_800, 25_600, 30_000, 30_000]);
+    expect(stop).toMatchObject({ retry: false, reason: 'deadline' });
+    expect(state.serverAsked).toBe(12);
+  });
+
+  it('serverRetries: 0 takes no server-asked retry, and leaves the own retries as they are', () => {
+    const { next, state } = call({ serverRetries: 0, retries: 2 });
+    expect(next(failed)).toMatchObject({ retry: true, serverDelay: undefined });
+    expect(next(told(1))).toStrictEqual({
+      retry: false,
+      reason: 'server-retries-exhausted',
+      serverDelay: 1000,
+    });
+    expect(state).toMatchObject({ attempts: 2, serverAsked: 0 });
+  });
+
+  it('own retries and server-asked ones are capped apart: at most retries + serverRetries + 1 attempts', () => {
+    const { next, state } = call({ retryAfterSpread: 0, retries: 2, serverRetries: 3 });
+    const outcomes = [failed, now, now, failed, now, failed];
+    expect(outcomes.map((o) => next(o).retry)).toEqual([true, true, true, true, true, false]);
+    expect(state).toMatchObject({ attempts: 6, serverAsked: 3 });
+    expect(state.last).toMatchObject({ reason: 'retries-exhausted' });
   });
 });

@@ -1,7 +1,7 @@
 import { getEventListeners } from 'node:events';
 import { sleep, type TimerProvider } from 'backoff-core/adapter';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { abortReason, defaultTimers } from '../src/run/sleep.ts';
+import { abortReason, defaultTimers, expiring } from '../src/run/sleep.ts';
 
 const listeners = (signal: AbortSignal) => getEventListeners(signal, 'abort').length;
 
@@ -136,5 +136,56 @@ describe('sleep with an injected TimerProvider', () => {
     expect((reason as DOMException).name).toBe('AbortError');
     const given = new Error('x');
     expect(abortReason(AbortSignal.abort(given))).toBe(given);
+  });
+});
+
+describe('expiring: a signal that follows another and aborts at a set time once armed', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('sets no timer until armed, then aborts at its time with its reason, saying it expired', async () => {
+    const late = new Error('late');
+    const limit = expiring(undefined, 3000, () => late, defaultTimers);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(limit.signal.aborted).toBe(false);
+    limit.arm();
+    limit.arm();
+    expect(vi.getTimerCount()).toBe(1);
+    await vi.advanceTimersByTimeAsync(2999);
+    expect(limit.signal.aborted).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(limit.signal.reason).toBe(late);
+    expect(limit.expired).toBe(true);
+    limit.release();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('follows the signal it was given, without expiring; release clears the timer', () => {
+    const caller = new AbortController();
+    const limit = expiring(caller.signal, 3000, () => new Error('late'), defaultTimers);
+    limit.arm();
+    caller.abort('stop');
+    expect(limit.signal.reason).toBe('stop');
+    expect(limit.expired).toBe(false);
+    limit.release();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('without AbortSignal.any, release removes the listeners it added', () => {
+    const any = AbortSignal.any;
+    Object.defineProperty(AbortSignal, 'any', { value: undefined, configurable: true });
+    try {
+      const caller = new AbortController();
+      const limit = expiring(caller.signal, 3000, () => new Error('late'), defaultTimers);
+      expect(listeners(caller.signal)).toBe(1);
+      limit.release();
+      expect(listeners(caller.signal)).toBe(0);
+    } finally {
+      Object.defineProperty(AbortSignal, 'any', { value: any, configurable: true });
+    }
   });
 });

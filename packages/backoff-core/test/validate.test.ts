@@ -25,6 +25,15 @@ describe('options are validated at createBackoff, naming the option', () => {
     ['retries 101 (above 100)', { retries: 101 }, RangeError, /`retries`/],
     ['retries Infinity', { retries: Number.POSITIVE_INFINITY }, RangeError, /`retries`/],
     ["retries '3'", { retries: '3' }, TypeError, /`retries` to be a number/],
+    ['serverRetries -1', { serverRetries: -1 }, RangeError, /`serverRetries`/],
+    [
+      'serverRetries 2.5 (not an integer)',
+      { serverRetries: 2.5 },
+      RangeError,
+      /`serverRetries` to be an integer/,
+    ],
+    ['serverRetries 101 (above 100)', { serverRetries: 101 }, RangeError, /`serverRetries`/],
+    ['serverRetries null', { serverRetries: null }, TypeError, /`serverRetries` to be a number/],
     ['baseDelay -1', { baseDelay: -1 }, RangeError, /`baseDelay`/],
     ['baseDelay NaN', { baseDelay: Number.NaN }, RangeError, /`baseDelay`/],
     [
@@ -322,6 +331,9 @@ describe('options are validated at createBackoff, naming the option', () => {
       'Expected `retries` to be an integer from 0 to 100, got 101: bound a long retry by time with `deadline`.',
     );
     expect(bad({ maxDelay: -1 })).toThrow('Expected `maxDelay` to be a number from 0 to 2147483647, got -1.');
+    expect(bad({ serverRetries: Number.POSITIVE_INFINITY })).toThrow(
+      'Expected `serverRetries` to be an integer from 0 to 100, got Infinity: this cap can be raised but not removed, or a server that keeps answering `Retry-After: 0` would keep the call going; bound a long call by time with `deadline`.',
+    );
     expect(bad({ factor: 0.5 })).toThrow('Expected `factor` to be a number from 1 to 100, got 0.5.');
   });
 
@@ -669,6 +681,7 @@ describe('valid options: boundaries accepted, defaults kept', () => {
     const allUndefined: Required<{ [K in Exclude<keyof BackoffOptions, keyof PeerOptionNames>]: undefined }> =
       {
         retries: undefined,
+        serverRetries: undefined,
         baseDelay: undefined,
         maxDelay: undefined,
         factor: undefined,

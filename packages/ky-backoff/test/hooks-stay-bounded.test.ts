@@ -22,7 +22,9 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
       vi.useRealTimers();
     });
     afterAll(() => server.close());
-    const { wrap } = virtualBackoff();
+    const backoff = virtualBackoff();
+    const { wrap } = backoff;
+    const clock = () => backoff.clock;
     const itWithMarker = hasMarker(client) ? it : it.skip;
     const itOnKy2 = client.major === 2 ? it : it.skip;
 
@@ -44,6 +46,40 @@ describe.each([...CLIENTS, KY_1_13].map((client) => [client.name, client] as con
         },
       );
     }
+
+    itWithMarker(
+      'a hook that forces ky.retry() on every 503 saying Retry-After: 0, spread 0, no budget: serverRetries + 1 requests, never a loop',
+      async () => {
+        const now = { status: 503, headers: { 'Retry-After': '0' } };
+        const route = server.script('/now', [...Array.from({ length: 300 }, () => now), 200]);
+        const force = () => client.ky.retry();
+        const api = wrap(client.ky.create({ hooks: { afterResponse: [force] } }), {
+          retryAfterSpread: 0,
+          budget: false,
+        });
+        const error = await api(`${API}/now`).catch((caught: unknown) => caught);
+        // A forced retry of an answer that asked for a wait is a server-asked retry: the default cap of 10 holds.
+        expect(route.hits).toHaveLength(11);
+        expect(getBackoffResult(error)).toMatchObject({ attempts: 11, reason: 'server-retries-exhausted' });
+      },
+    );
+
+    itWithMarker(
+      'a hook that forces ky.retry() while onRetry stays pending: the deadline ends the call, nothing more is sent',
+      async () => {
+        const route = server.script('/items', [503, 200]);
+        const force = () => client.ky.retry();
+        const api = wrap(client.ky.create({ hooks: { afterResponse: [force] } }), {
+          deadline: 4000,
+          onRetry: () => new Promise<never>(() => {}),
+        });
+        const started = clock().now();
+        const error = await api(`${API}/items`).catch((caught: unknown) => caught);
+        expect(clock().now() - started).toBe(4000);
+        expect(route.hits).toHaveLength(1);
+        expect(getBackoffResult(error)).toMatchObject({ attempts: 1, reason: 'deadline' });
+      },
+    );
 
     itWithMarker(
       'a hook that forces ky.retry() on a keyless POST sends it once: a forced retry is still a retry',

@@ -22,21 +22,46 @@ export type Fault =
   /** `status` for every `k`-th request by arrival order over the whole server, 200 for the others. */
   | { readonly kind: 'every'; readonly k: number; readonly status: number };
 
-/** A fault, or a shorthand: a status code, or a fault's name for those that need nothing more. */
-export type Step = Fault | number | 'reset' | 'cut-body' | 'headers-only' | 'stall' | 'reset-reused';
+/**
+ * A fault, or a shorthand: a status code, a fault's name for those that need nothing more, or a server that says
+ * "now": `now` (a 503 with `Retry-After: 0`), `past` (a 429 whose Retry-After is a date long past).
+ */
+export type Step =
+  | Fault
+  | number
+  | 'reset'
+  | 'cut-body'
+  | 'headers-only'
+  | 'stall'
+  | 'reset-reused'
+  | 'now'
+  | 'past';
+
+/** A Retry-After date long past: "come back now", written as a date. */
+export const PAST_DATE = 'Wed, 21 Oct 2015 07:28:00 GMT';
 
 export function toFault(step: Step): Fault {
   if (typeof step === 'number') return { kind: 'respond', status: step };
+  if (step === 'now') return { kind: 'respond', status: 503, headers: { 'Retry-After': '0' } };
+  if (step === 'past') return { kind: 'respond', status: 429, headers: { 'Retry-After': PAST_DATE } };
   if (step === 'cut-body' || step === 'headers-only') return { kind: step, status: 200 };
   if (typeof step === 'string') return { kind: step };
   return step;
 }
 
-const NAMED: ReadonlySet<string> = new Set(['reset', 'cut-body', 'headers-only', 'stall', 'reset-reused']);
+const NAMED: ReadonlySet<string> = new Set([
+  'reset',
+  'cut-body',
+  'headers-only',
+  'stall',
+  'reset-reused',
+  'now',
+  'past',
+]);
 
 /**
  * The script written in a path: `/fault/<step>,<step>,.../<anything>`, each step a status code or a fault name
- * (`reset`, `cut-body`, `headers-only`, `stall`, `reset-reused`); the last step repeats. The tail makes the
+ * (`reset`, `cut-body`, `headers-only`, `stall`, `reset-reused`, `now`, `past`); the last step repeats. The tail makes the
  * path, and so its counters, unique per logical request. `undefined` for any other path.
  */
 export function parseFaultPath(path: string): Fault[] | undefined {

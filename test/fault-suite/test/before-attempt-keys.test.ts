@@ -12,17 +12,21 @@ import { type FaultHit, FaultServer, faultPath } from '../src/index.ts';
 
 /**
  * Whatever `beforeAttempt` does to each attempt (set, delete or change the Idempotency-Key, set other headers, throw,
- * take its time, nothing), over any answers of the server: on the server's side a POST that arrived without a key is
- * never followed by another arrival of it, a POST is re-sent only with the key of what came before, and no call sends
- * more than `retries + 1` requests. Counted on a real node:http server on 127.0.0.1, for every client.
+ * take its time, stay pending past the deadline, nothing), over any answers of the server (`Retry-After: 0` and past
+ * dates to a client that spreads nothing among them): on the server's side a POST that arrived without a key is never
+ * followed by another arrival of it, a POST is re-sent only with the key of what came before, no call sends more
+ * than `retries + serverRetries + 1` requests, and every call settles by its deadline. Counted on a real node:http
+ * server on 127.0.0.1, for every client.
  */
 
 const RUNS = 50;
 const SEED = 20_261_204;
 const RETRIES = 3;
+const SERVER_RETRIES = 3;
+const DEADLINE = 20_000;
 const KEY = '"k-1"';
 
-type Action = 'nothing' | 'other' | 'delete-key' | 'change-key' | 'same-key' | 'throw' | 'await';
+type Action = 'nothing' | 'other' | 'delete-key' | 'change-key' | 'same-key' | 'throw' | 'await' | 'hang';
 const actions = fc.constantFrom<Action>(
   'nothing',
   'other',
@@ -31,8 +35,9 @@ const actions = fc.constantFrom<Action>(
   'same-key',
   'throw',
   'await',
+  'hang',
 );
-const answers = fc.constantFrom<string>('503', '500', '429', 'reset', '200', '201');
+const answers = fc.constantFrom<string>('503', '500', '429', 'reset', '200', '201', 'now', 'past');
 
 interface Case {
   /** The hook's action before attempt 1, 2, ... (the last repeats). */
@@ -53,6 +58,8 @@ const EXAMPLES: [Case][] = [
   [{ hook: ['nothing', 'change-key'], keyed: true, steps: ['reset', '200'] }],
   [{ hook: ['same-key'], keyed: false, steps: ['503', '503', '200'] }],
   [{ hook: ['delete-key', 'same-key'], keyed: true, steps: ['500', '200'] }],
+  [{ hook: ['same-key'], keyed: true, steps: ['now'] }],
+  [{ hook: ['nothing', 'hang'], keyed: true, steps: ['past', '200'] }],
 ];
 
 /** The hook that plays a case's actions, one per attempt. */
@@ -66,6 +73,8 @@ function hookOf(actions: readonly Action[]) {
     else if (action === 'same-key') headers.set('Idempotency-Key', KEY);
     else if (action === 'throw') throw new Error(`hook refused attempt ${attempt}`);
     else if (action === 'await') await new Promise((resolve) => setImmediate(resolve));
+    // The token service hangs: the deadline ends the call.
+    else if (action === 'hang') await new Promise<never>(() => {});
   };
 }
 
@@ -126,10 +135,14 @@ describe('beforeAttempt cannot make a POST go twice without its key, on the serv
       fc.asyncProperty(cases, async ({ hook, keyed, steps }) => {
         const path = faultPath(steps, `hook-${++id}`);
         const clock = new VirtualClock();
+        const started = clock.now();
         let outcome: unknown;
         try {
           outcome = await send(`${base}${path}`, keyed ? { 'Idempotency-Key': KEY } : {}, {
             retries: RETRIES,
+            serverRetries: SERVER_RETRIES,
+            retryAfterSpread: 0,
+            deadline: DEADLINE,
             beforeAttempt: hookOf(hook),
             random: () => 0.5,
             timers: clock.timers,
@@ -139,9 +152,10 @@ describe('beforeAttempt cannot make a POST go twice without its key, on the serv
         } catch (error) {
           outcome = error;
         }
+        expect(clock.now() - started).toBeLessThanOrEqual(DEADLINE);
         const hits = server.hitsOf(path);
         // Sends are bounded: no hedging, so one request per attempt at most.
-        expect(hits.length).toBeLessThanOrEqual(RETRIES + 1);
+        expect(hits.length).toBeLessThanOrEqual(RETRIES + SERVER_RETRIES + 1);
         const keys = hits.map(keyOf);
         // A keyless POST is never received twice: nothing follows an arrival without a key...
         expect(keys.slice(0, -1)).not.toContain(undefined);

@@ -2,7 +2,7 @@ import { VirtualClock } from '@backoff/test-utils';
 import axios, { type AxiosInstance } from 'axios';
 import axios113 from 'axios-1.13.4';
 import { axiosBackoff } from 'axios-backoff';
-import { type BackoffOptions, Hedge, withBackoff } from 'backoff-core';
+import { type BackoffOptions, getBackoffResult, Hedge, withBackoff } from 'backoff-core';
 import fc from 'fast-check';
 import ky from 'ky';
 import ky1 from 'ky-1';
@@ -15,10 +15,11 @@ import { type FaultHit, FaultServer, faultPath } from '../src/index.ts';
 
 /**
  * Bounded by construction: whatever the caller's hooks, interceptors and callbacks do (force a retry, throw,
- * return a new request or a response of another status, strip the key, stop), a call sends at most
- * `(retries + 1) x (1 + hedge max)` requests, and a request that leaves without an Idempotency-Key is never sent
- * twice. Checked on the server's side (a real node:http server on 127.0.0.1), over random behaviour, on every
- * client and every supported ky line.
+ * return a new request or a response of another status, strip the key, stop, stay pending past the deadline), and
+ * whatever the server says (`Retry-After: 0` or a past date, again and again, to a client that spreads nothing and
+ * has no budget), a call sends at most `(retries + serverRetries + 1) x (1 + hedge max)` requests, settles by its
+ * deadline, and a request that leaves without an Idempotency-Key is never sent twice. Checked on the server's side
+ * (a real node:http server on 127.0.0.1), over random behaviour, on every client and every supported ky line.
  */
 
 const RUNS = 25;
@@ -42,24 +43,82 @@ interface Case {
   /** How the request gets its key: none, the caller's own header, or `idempotencyKey: 'auto'`. */
   readonly key: 'none' | 'caller' | 'auto';
   readonly retries: number;
+  /** The cap on server-asked retries; `undefined`: the default. */
+  readonly serverRetries: number | undefined;
+  /** `retryAfterSpread`: 0 comes back exactly when told. */
+  readonly spread: number;
   /** Hedge copies beyond the first per attempt; 0: no hedging. */
   readonly hedges: number;
+  /** The call's deadline; one that stays pending needs one (2 s when none is drawn). */
+  readonly deadline: number | undefined;
   readonly steps: readonly (number | string)[];
   readonly acts: readonly Act[];
-  readonly shouldRetry: 'none' | 'true' | 'false' | 'throw' | 'async-true';
-  readonly onRetry: 'none' | 'throw' | 'async';
+  /** `hang`: pending for ever, past the deadline. */
+  readonly shouldRetry: 'none' | 'true' | 'false' | 'throw' | 'async-true' | 'hang';
+  readonly onRetry: 'none' | 'throw' | 'async' | 'hang';
+  /** `hang-retry`: pending for ever before the first retry; `hang-copy`: before the first hedge's copy. */
+  readonly beforeAttempt: 'none' | 'async' | 'hang-retry' | 'hang-copy';
 }
 
 const cases: fc.Arbitrary<Case> = fc.record({
   method: fc.constantFrom('GET', 'PUT', 'POST', 'PATCH'),
   key: fc.constantFrom('none', 'caller', 'auto'),
   retries: fc.integer({ min: 0, max: 3 }),
+  serverRetries: fc.constantFrom(undefined, 0, 2),
+  spread: fc.constantFrom(0, 0, 1),
   hedges: fc.constantFrom(0, 0, 1, 2),
-  steps: fc.array(fc.constantFrom(200, 201, 503, 500, 409, 'reset'), { minLength: 1, maxLength: 4 }),
+  deadline: fc.constantFrom(undefined, undefined, 3000, 30_000),
+  steps: fc.array(fc.constantFrom(200, 201, 503, 500, 409, 'reset', 'now', 'now', 'past'), {
+    minLength: 1,
+    maxLength: 4,
+  }),
   acts: fc.array(fc.constantFrom(...ACTS), { minLength: 1, maxLength: 4 }),
-  shouldRetry: fc.constantFrom('none', 'true', 'false', 'throw', 'async-true'),
-  onRetry: fc.constantFrom('none', 'throw', 'async'),
+  shouldRetry: fc.constantFrom('none', 'none', 'true', 'false', 'throw', 'async-true', 'hang'),
+  onRetry: fc.constantFrom('none', 'none', 'throw', 'async', 'hang'),
+  beforeAttempt: fc.constantFrom('none', 'none', 'async', 'hang-retry', 'hang-copy'),
 });
+
+const PLAIN: Case = {
+  method: 'GET',
+  key: 'none',
+  retries: 3,
+  serverRetries: undefined,
+  spread: 0,
+  hedges: 0,
+  deadline: undefined,
+  steps: ['now'],
+  acts: ['none'],
+  shouldRetry: 'none',
+  onRetry: 'none',
+  beforeAttempt: 'none',
+};
+
+/**
+ * Hand-picked cases, run first: a server that always says "now" to a client without spread or budget (a date in
+ * the past too, hedged, keyed POSTs), and callbacks that stay pending past the deadline.
+ */
+const EXAMPLES: [Case][] = [
+  [PLAIN],
+  [{ ...PLAIN, steps: ['past'], serverRetries: 2, hedges: 1 }],
+  [{ ...PLAIN, method: 'POST', key: 'auto', steps: [503, 'now'], retries: 1 }],
+  [{ ...PLAIN, steps: [503, 200], beforeAttempt: 'hang-retry', deadline: 30_000 }],
+  [{ ...PLAIN, steps: [200], hedges: 1, beforeAttempt: 'hang-copy' }],
+  [{ ...PLAIN, shouldRetry: 'hang' }],
+  [{ ...PLAIN, method: 'PATCH', key: 'caller', onRetry: 'hang' }],
+];
+
+/** The serverRetries default: what `undefined` stands for. */
+const SERVER_RETRIES = 10;
+
+/** A call whose callbacks may stay pending has a deadline: without one nothing ends such a call, by design. */
+const deadlineOf = (plan: Case): number | undefined =>
+  plan.deadline ??
+  (plan.shouldRetry === 'hang' || plan.onRetry === 'hang' || plan.beforeAttempt !== 'none'
+    ? 2000
+    : undefined);
+
+/** Pending for ever; the call must not wait for it past its deadline. */
+const hang = () => new Promise<never>(() => {});
 
 const act = (plan: Case, attempt: number): Act => plan.acts[Math.min(attempt, plan.acts.length - 1)] as Act;
 
@@ -70,12 +129,20 @@ function callbacks(plan: Case): BackoffOptions {
     options.shouldRetry = () => {
       if (plan.shouldRetry === 'throw') throw new Error('shouldRetry failed');
       if (plan.shouldRetry === 'async-true') return Promise.resolve(true);
+      if (plan.shouldRetry === 'hang') return hang();
       return plan.shouldRetry === 'true';
     };
   }
   if (plan.onRetry !== 'none') {
     options.onRetry = () => {
       if (plan.onRetry === 'throw') throw new Error('onRetry failed');
+      return plan.onRetry === 'hang' ? hang() : Promise.resolve();
+    };
+  }
+  if (plan.beforeAttempt !== 'none') {
+    options.beforeAttempt = ({ retry, copy }) => {
+      if (plan.beforeAttempt === 'hang-retry' && retry > 0) return hang();
+      if (plan.beforeAttempt === 'hang-copy' && copy > 1) return hang();
       return Promise.resolve();
     };
   }
@@ -209,12 +276,19 @@ describe('bounded by construction, whatever the hooks do', () => {
 
   it.each(CLIENTS)('%s', async (_name, send) => {
     let retried = 0;
+    // Calls that the server kept asking past `retries`, and calls a pending callback ended at the deadline.
+    let asked = 0;
+    let pendingEnded = 0;
     await fc.assert(
       fc.asyncProperty(cases, async (plan) => {
         const path = faultPath(plan.steps, `bounded-${++id}`);
         const clock = new VirtualClock();
+        const deadline = deadlineOf(plan);
         const options: BackoffOptions = {
           retries: plan.retries,
+          ...(plan.serverRetries === undefined ? {} : { serverRetries: plan.serverRetries }),
+          retryAfterSpread: plan.spread,
+          deadline,
           idempotencyKey: plan.key === 'auto' ? 'auto' : false,
           random: () => 0.5,
           timers: clock.timers,
@@ -223,20 +297,31 @@ describe('bounded by construction, whatever the hooks do', () => {
           ...(plan.hedges > 0 ? { hedge: new Hedge({ delay: 5, max: plan.hedges }) } : {}),
           ...callbacks(plan),
         };
-        await send(`${base}${path}`, plan, options).catch(() => undefined);
+        const started = clock.now();
+        const outcome = await send(`${base}${path}`, plan, options).catch((error: unknown) => error);
+        // Every call settles, and by its deadline (virtual time: the waits, holds and pending callbacks it ran).
+        if (deadline !== undefined) expect(clock.now() - started).toBeLessThanOrEqual(deadline);
         // Hedged copies the winner made losers may still be on their way: a copy that left is in the loopback's
         // buffer already, and the server reads it in the event loop's next turns, however busy the machine.
         for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setImmediate(resolve));
         const hits = server.hitsOf(path);
-        expect(hits.length).toBeLessThanOrEqual((plan.retries + 1) * (1 + plan.hedges));
+        const serverRetries = plan.serverRetries ?? SERVER_RETRIES;
+        expect(hits.length).toBeLessThanOrEqual((plan.retries + serverRetries + 1) * (1 + plan.hedges));
         if ((plan.method === 'POST' || plan.method === 'PATCH') && hits.some((hit) => !hasKey(hit))) {
           expect(hits).toHaveLength(1);
         }
         if (hits.length > 1) retried++;
+        const reason = getBackoffResult(outcome)?.reason;
+        if (hits.length > plan.retries + 1 && plan.hedges === 0) asked++;
+        if (reason === 'deadline' && deadline !== undefined && clock.now() - started === deadline)
+          pendingEnded++;
       }),
-      { numRuns: RUNS, seed: SEED },
+      { numRuns: RUNS, seed: SEED, examples: EXAMPLES },
     );
-    // The property met calls that were sent more than once, not only calls that stopped at once.
+    // The property met calls that were sent more than once, not only calls that stopped at once; calls the server
+    // kept asking; and calls that a pending callback held until the deadline.
     expect(retried).toBeGreaterThan(0);
+    expect(asked).toBeGreaterThan(0);
+    expect(pendingEnded).toBeGreaterThan(0);
   });
 });

@@ -205,6 +205,34 @@ export function describeBeforeAttemptClient(driver: BackoffClientDriver): void {
       expect(store.refreshes).toBe(0);
     });
 
+    it('a hook still pending at the deadline ends the call at the deadline: its signal aborts, nothing more is sent', async () => {
+      const route = api.script('/hung', [503, 200]);
+      let hookSignal: AbortSignal | undefined;
+      let answerLate: ((failure: Error) => void) | undefined;
+      const c = client({
+        deadline: 3000,
+        beforeAttempt: ({ retry, signal }) => {
+          if (retry === 0) return undefined;
+          hookSignal = signal;
+          // A token service that hangs: this answers only after the call is over.
+          return new Promise((_resolve, reject) => {
+            answerLate = reject;
+          });
+        },
+      });
+      const started = clock.now();
+      const settled = await c.send({ method: 'GET', path: '/hung' });
+      expect(clock.now() - started).toBe(3000);
+      expect(settled.ok).toBe(false);
+      if (!settled.ok) expect(settled.error).toMatchObject({ name: 'TimeoutError' });
+      expect(hookSignal?.aborted).toBe(true);
+      expect(settled.result).toMatchObject({ attempts: 1, reason: 'deadline', totalDelay: 500 });
+      // The hook's late failure is nobody's unhandled rejection, and sends nothing.
+      answerLate?.(new Error('token service came back'));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(route.hits).toHaveLength(1);
+    });
+
     it('a hook that throws ends the call with its error: nothing more is sent', async () => {
       const route = api.script('/items', [503, 200]);
       const failure = new Error('no token');

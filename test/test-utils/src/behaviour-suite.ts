@@ -145,6 +145,39 @@ export function describeBackoffClient(driver: BackoffClientDriver): void {
       });
     });
 
+    it('a server that keeps answering Retry-After: 0 is no loop: each repeat waits a floor that doubles, and serverRetries ends the call', async () => {
+      const now = { status: 503, headers: { 'Retry-After': '0' } };
+      // Enough "now"s to show a loop (a call that went round them all would end with the 200).
+      const route = api.script('/now', [...Array.from({ length: 300 }, () => now), 200]);
+      const settled = await client({ retryAfterSpread: 0, budget: false }).send({
+        method: 'GET',
+        path: '/now',
+      });
+      expectHttpFailure(settled, 503);
+      expect(route.hits).toHaveLength(11);
+      // The server's first "now" is taken at once (no timer); each repeat waits 100 ms, doubled each time.
+      expect(clock.waits).toEqual([100, 200, 400, 800, 1600, 3200, 6400, 12_800, 25_600]);
+      expect(settled.result).toMatchObject({
+        attempts: 11,
+        totalDelay: 51_100,
+        reason: 'server-retries-exhausted',
+        serverDelay: 0,
+      });
+      // serverRetries raises the cap; maxRetryAfter still ends the call once the floor passes it.
+      const capped = api.script('/capped', [...Array.from({ length: 300 }, () => now), 200]);
+      const short = await client({
+        retryAfterSpread: 0,
+        budget: false,
+        serverRetries: 50,
+        maxRetryAfter: 1000,
+      }).send({
+        method: 'GET',
+        path: '/capped',
+      });
+      expect(capped.hits).toHaveLength(6);
+      expect(short.result).toMatchObject({ attempts: 6, reason: 'retry-after-too-long', serverDelay: 0 });
+    });
+
     it('a malformed Retry-After is ignored and the computed backoff is used', async () => {
       api.script('/limited', [{ status: 503, headers: { 'Retry-After': '1.5' } }, 200]);
       const settled = await client().send({ method: 'GET', path: '/limited' });

@@ -187,6 +187,35 @@ export function describeHedgingClient(driver: BackoffClientDriver): void {
       ]);
     });
 
+    it('a copy not sent because beforeAttempt took its key away is no hedge: not counted, not charged', async () => {
+      const metrics = new BackoffMetrics();
+      const budget = new RetryBudget({ reserve: 5 });
+      const pending = client({
+        metrics,
+        budget,
+        hedge: new Hedge({ delay: 50, max: 2 }),
+        beforeAttempt: ({ headers, copy }) => {
+          headers.set('x-copy', String(copy));
+          if (copy === 2) headers.delete('Idempotency-Key');
+        },
+      }).send({
+        method: 'POST',
+        path: '/orders',
+        json: { item: 1 },
+        headers: { 'Idempotency-Key': '"order-1"' },
+      });
+      await server.arrived(1);
+      clock.advance(50);
+      clock.advance(50);
+      await server.arrived(2);
+      server.arrivals[0]?.answer(201);
+      // Copy 3 went, copy 2 did not: one hedge, one token.
+      expect(await pending).toMatchObject({ ok: true, status: 201, result: { hedges: 1, hedgeWon: false } });
+      expect(server.arrivals.map((arrival) => arrival.headers['x-copy'])).toEqual(['1', '3']);
+      expect(metrics.snapshot()).toMatchObject({ attempts: 1, hedges: 1 });
+      expect(budget.snapshot()).toMatchObject({ acquired: 1, refused: 0 });
+    });
+
     it('an empty budget sends no hedge', async () => {
       const pending = client({ budget: new RetryBudget({ reserve: 0 }) }).send(GET);
       await server.arrived(1);

@@ -48,7 +48,15 @@ export type StopReason =
   | 'not-resumable'
   /** `retries` retries were already made. */
   | 'retries-exhausted'
-  /** The server asked for a delay longer than `maxRetryAfter`. */
+  /**
+   * The server asked for a wait again after `serverRetries` retries already waited what it asked: a server that
+   * keeps asking cannot keep a call going.
+   */
+  | 'server-retries-exhausted'
+  /**
+   * The server asked for a delay longer than `maxRetryAfter`, or asked again so often that the floor on repeated
+   * asks (100 ms, doubled each time) passed it.
+   */
   | 'retry-after-too-long'
   /** The wait would end after `deadline`. */
   | 'deadline'

@@ -4,7 +4,7 @@ import { describeValue } from '../options/show.js';
 import type { RetryKind } from '../run/budget.js';
 import { computeDelay, throttlingDelayOptions } from './delay.js';
 import type { RetryReason, StopReason } from './reasons.js';
-import { serverWait, serverWaitBound } from './server-wait.js';
+import { repeatFloor, serverWait, serverWaitBound } from './server-wait.js';
 import type { Verdict } from './verdict.js';
 
 /** Retry: wait `delay` ms, then send attempt `retryNumber + 1`. */
@@ -39,7 +39,10 @@ export interface CallFacts {
   readonly keyed: boolean;
   /** The wait before the previous retry (decorrelated jitter grows from it). */
   readonly previousDelay: number | undefined;
-  /** Retries that waited a delay the server asked for: they count against the deadline, not `retries`. */
+  /**
+   * Retries that waited a delay the server asked for: they count against the deadline and `serverRetries`, not
+   * `retries`.
+   */
   readonly serverAsked: number;
   /** Answers that told this call to wait, the one being decided included: each widens the next wait's spread. */
   readonly told: number;
@@ -57,6 +60,11 @@ export interface Planned {
   readonly serverDelay: number | undefined;
   /** The wait the policy would use: the computed backoff, or the server's delay and its spread. */
   readonly computed: number;
+  /**
+   * The shortest wait allowed: the server's delay, raised to the floor on repeated asks (a wait of the user's own
+   * is never shorter); `undefined` when the server asked for none.
+   */
+  readonly least: number | undefined;
   /** How the budget prices it: a 429 is throttling. */
   readonly kind: RetryKind;
   /** What remains of the call's time for this wait, in ms: the deadline's, or the bound on server-asked waits. */
@@ -73,10 +81,11 @@ export const stop = (reason: StopReason, serverDelay: number | undefined): StopD
 
 /**
  * The limits after the verdict, in order: the method gate (a request that provably never left may go again
- * whatever its method), the body, `retries` (a wait the server asked for counts against the deadline, not
- * `retries`: `retries: 0` still means none), `maxRetryAfter`; then the wait they would use. `left` is what remains
- * of the deadline at `now`; without one, the waits a server keeps asking for end within `serverWaitBound` of the
- * first ask. The server's spread never pushes a wait past either, nor past `maxRetryAfter`.
+ * whatever its method), the body, `retries` (a wait the server asked for counts against the deadline and
+ * `serverRetries`, not `retries`: `retries: 0` still means none), `maxRetryAfter` (for the server's delay raised to
+ * the floor on repeated asks); then the wait they would use. `left` is what remains of the deadline at `now`;
+ * without one, the waits a server keeps asking for end within `serverWaitBound` of the first ask. The server's
+ * spread never pushes a wait past either, nor past `maxRetryAfter`.
  */
 export function plan(
   verdict: Verdict,
@@ -97,7 +106,12 @@ export function plan(
   if (serverDelay === undefined ? own > options.retries : options.retries === 0) {
     return stop('retries-exhausted', serverDelay);
   }
-  if (serverDelay !== undefined && serverDelay > options.maxRetryAfter) {
+  if (serverDelay !== undefined && call.serverAsked >= options.serverRetries) {
+    return stop('server-retries-exhausted', serverDelay);
+  }
+  // A server that keeps asking for "now" waits longer each time: past maxRetryAfter, as a longer delay, no retry.
+  const least = serverDelay === undefined ? undefined : Math.max(serverDelay, repeatFloor(call.told));
+  if (least !== undefined && least > options.maxRetryAfter) {
     return stop('retry-after-too-long', serverDelay);
   }
   const kind: RetryKind = throttled ? 'throttling' : 'transient';
@@ -123,7 +137,7 @@ export function plan(
       options.retryAfterSpread,
       options.random,
     );
-    computed = Math.max(serverDelay, Math.floor(spread.wait));
+    computed = Math.max(least as number, Math.floor(spread.wait));
     closes = now + spread.closes;
   }
   return {
@@ -132,21 +146,25 @@ export function plan(
     reason: verdict.reason,
     serverDelay,
     computed,
+    least,
     kind,
     left: room,
     closes,
   };
 }
 
-/** The `delay` option's answer checked: a finite number of ms, never below the server's delay. */
-export function ownDelay(answer: unknown, serverDelay: number | undefined): number {
+/**
+ * The `delay` option's answer checked: a finite number of ms, never below `least` (the server's delay, raised to the
+ * floor on repeated asks: see `Planned.least`).
+ */
+export function ownDelay(answer: unknown, least: number | undefined): number {
   if (typeof answer !== 'number' || !(answer >= 0) || answer > MAX_TIMER_DELAY) {
     throw new TypeError(
       `Expected \`delay\` to return a number of ms from 0 to ${MAX_TIMER_DELAY}, got ${describeValue(answer)}.`,
     );
   }
   // The server said when to come back: a wait of one's own may be longer, never shorter.
-  return serverDelay === undefined ? answer : Math.max(answer, serverDelay);
+  return least === undefined ? answer : Math.max(answer, least);
 }
 
 /**

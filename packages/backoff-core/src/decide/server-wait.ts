@@ -12,6 +12,10 @@ import { unit } from './delay.js';
  *   window (up to 30 s), so the waves die out as full jitter's do, and the next wait starts no sooner than the
  *   last window closes, since those told with this call keep arriving until then.
  * Measured with the simulator's herd matrix (`pnpm simulate herd-matrix`); see the core's README.
+ *
+ * A server that keeps answering "now" (`Retry-After: 0`, a past date) would be called again at once, again and again,
+ * with no spread (`retryAfterSpread: 0`) or a tiny one: so each repeated ask waits at least a floor that doubles with
+ * each repeat (`repeatFloor`), whatever the options.
  */
 
 /** The first window, as a multiple of the server's delay. */
@@ -24,6 +28,19 @@ export const MIN_DELAY_BASIS = 100;
 export const WINDOW_GROWTH = 2;
 /** The widest window, in ms. */
 export const MAX_WINDOW = 30_000;
+
+/** The floor on the second ask of one call, in ms: a `Retry-After: 0` repeated waits at least this, then doubled. */
+export const REPEAT_FLOOR = 100;
+/** The highest floor, in ms. */
+export const MAX_REPEAT_FLOOR = 30_000;
+
+/**
+ * The shortest wait for the `told`-th time a call is told to wait: none the first time (the server's word is
+ * "now"), then `min(30 s, 100 ms x 2^(told - 2))`: 100 ms, 200 ms, 400 ms, ... A server's longer delay is unchanged.
+ */
+export function repeatFloor(told: number): number {
+  return told < 2 ? 0 : Math.min(MAX_REPEAT_FLOOR, REPEAT_FLOOR * 2 ** (told - 2));
+}
 
 /**
  * The window above a server's delay that the wait is spread over, in ms: for the `told`-th time this call is told
@@ -44,11 +61,12 @@ export interface ServerWait {
 }
 
 /**
- * The wait for the `told`-th delay the server asked this call for: from `max(serverDelay, windowLeft)` (the
- * server's delay, or the rest of the last window when that is later), plus `random` x the window. `ceiling` is
- * the latest the wait may end (maxRetryAfter, the deadline): the window shrinks to fit under it, so the waits are
- * spread over the room that is left rather than piled at the ceiling; the server's delay is never shortened.
- * `spread` is the `retryAfterSpread` option (0: exactly the server's delay).
+ * The wait for the `told`-th delay the server asked this call for: from `max(serverDelay, repeatFloor(told),
+ * windowLeft)` (the server's delay, raised to the floor on repeated asks, or the rest of the last window when that
+ * is later), plus `random` x the window. `ceiling` is the latest the wait may end (maxRetryAfter, the deadline): the
+ * window shrinks to fit under it, so the waits are spread over the room that is left rather than piled at the
+ * ceiling; neither the server's delay nor the floor is ever shortened. `spread` is the `retryAfterSpread` option
+ * (0: exactly the server's delay, or the floor).
  */
 export function serverWait(
   serverDelay: number,
@@ -58,8 +76,9 @@ export function serverWait(
   spread: number,
   random: () => number,
 ): ServerWait {
+  const least = Math.max(serverDelay, repeatFloor(told));
   // 0 means exactly when told: no window, and so none to wait out either.
-  const start = spread > 0 ? Math.max(serverDelay, Math.min(windowLeft, ceiling)) : serverDelay;
+  const start = spread > 0 ? Math.max(least, Math.min(windowLeft, ceiling)) : least;
   const window = Math.min(serverWaitWindow(serverDelay, told, spread), Math.max(0, ceiling - start));
   return { wait: start + unit(random) * window, closes: start + window };
 }

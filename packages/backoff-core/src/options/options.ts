@@ -63,11 +63,20 @@ export type Jitter = 'full' | 'equal' | 'decorrelated' | 'none';
 export interface BackoffOptions<Res = unknown, Err = unknown> extends PeerOptionNames {
   /**
    * How many times a failed request may be retried by its own backoff. A wait the server asked for (Retry-After
-   * and friends) does not count against it: `deadline` bounds those (or, without one, 2 x `maxRetryAfter` from
-   * the first ask), with `maxRetryAfter` and the budget. `0` means no retry at all, asked for or not.
+   * and friends) does not count against it: `serverRetries` and `deadline` bound those (without a deadline, 2 x
+   * `maxRetryAfter` from the first ask), with `maxRetryAfter` and the budget. `0` means no retry at all, asked for
+   * or not.
    * @default 3
    */
   retries?: number | undefined;
+  /**
+   * How many retries of one call may wait a delay the server asked for (Retry-After and friends), apart from
+   * `retries`: asked once more, the call ends with the reason `'server-retries-exhausted'`. A cap you can raise
+   * but not remove (an integer from 0 to 100; `Infinity` is refused): a server that keeps answering
+   * `Retry-After: 0` must not keep a call going. Each repeated ask also waits at least 100 ms, doubled each time.
+   * @default 10
+   */
+  serverRetries?: number | undefined;
   /**
    * The delay before the first retry, in ms, before jitter.
    * @default 1000
@@ -206,7 +215,7 @@ export interface BackoffOptions<Res = unknown, Err = unknown> extends PeerOption
    * Overrides the verdict on one failed attempt: `true` retries it, `false` does not, `undefined` keeps the
    * default rules. It is not asked about a success (a status below 400 that `statusCodes` does not list), as no
    * peer's condition is; a 2xx listed there is asked about. It may return a Promise of one of those (it is
-   * awaited; an abort still ends the call at once). It gets the client's own response object for a response. A
+   * awaited; an abort still ends the call at once, and the deadline stops it on the attempt's answer). It gets the client's own response object for a response. A
    * throw or a rejection ends the call with that error (a rejection with no Error, `undefined` or a string, as a
    * TypeError naming `shouldRetry`), reason `'callback-error'`. The method gate, body replayability, `retries`,
    * `deadline`, `maxRetryAfter` and the budget still apply.
@@ -217,8 +226,8 @@ export interface BackoffOptions<Res = unknown, Err = unknown> extends PeerOption
    * Called before every send: the first attempt, each retry and each hedge's copy, with the attempt's and retry's
    * numbers, how the previous attempt ended, and this send's headers to change (a fresh token or signature, an
    * attempt-number header). The first attempt too, so that one hook shapes every request the same way. It may
-   * return a Promise: its time counts against `deadline` (a send whose hook ends past it does not go) and an abort
-   * ends it at once. The Idempotency-Key is read after it: a retry of a non-idempotent request that lost its key (or
+   * return a Promise: its time counts against `deadline` (one still pending at the deadline ends the call there,
+   * aborting its `signal`; a send whose hook ends past it does not go) and an abort ends it at once. The Idempotency-Key is read after it: a retry of a non-idempotent request that lost its key (or
    * got another) is not sent. A throw or a rejection ends the call with that error, reason `'callback-error'`.
    * @default undefined
    */
@@ -249,7 +258,7 @@ export interface BackoffOptions<Res = unknown, Err = unknown> extends PeerOption
   redactQueryParams?: readonly string[] | undefined;
   /**
    * Called before every wait. If it returns a Promise, the wait starts once it resolves (an abort still ends the
-   * call at once). If it throws or rejects, the call ends with that error and no retry is made.
+   * call at once, and the deadline at its time). If it throws or rejects, the call ends with that error and no retry is made.
    * @default undefined
    */
   onRetry?: OnRetry<Err> | undefined;
@@ -264,8 +273,9 @@ export interface BackoffOptions<Res = unknown, Err = unknown> extends PeerOption
    */
   hedge?: HedgeLike | false | undefined;
   /**
-   * Called before each hedge (a copy of an attempt that has not answered yet) is sent. If it throws, the call
-   * ends with that error and every copy in flight is aborted.
+   * Called before each hedge (a copy of an attempt that has not answered yet) is sent. A returned Promise is
+   * awaited before the copy goes (an abort or the deadline ends it). If it throws or rejects, the call ends with
+   * that error and every copy in flight is aborted.
    * @default undefined
    */
   onHedge?: Callback<HedgeEvent, unknown> | undefined;
@@ -305,6 +315,7 @@ export interface BackoffOptions<Res = unknown, Err = unknown> extends PeerOption
 /** The options after defaults and validation: what the policy actually runs on. */
 export interface ResolvedOptions {
   readonly retries: number;
+  readonly serverRetries: number;
   readonly baseDelay: number;
   readonly maxDelay: number;
   readonly factor: number;
@@ -355,6 +366,7 @@ export const DEFAULT_METHODS: readonly string[] = [
 /** The defaults of every numeric and boolean option, in one place. */
 export const DEFAULTS = {
   retries: 3,
+  serverRetries: 10,
   baseDelay: 1000,
   maxDelay: 30_000,
   factor: 2,

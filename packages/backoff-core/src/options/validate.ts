@@ -91,6 +91,12 @@ const hedge = withMethods(['strategy'], true, "a `new Hedge({ delay: ms | 'auto'
 /** Every option and its check (not the peer names: those are only there to be refused). */
 const CHECKS: Readonly<Record<Exclude<keyof BackoffOptions, keyof PeerOptionNames>, Check | null>> = {
   retries: range(100, 0, 'an integer', ': bound a long retry by time with `deadline`'),
+  serverRetries: range(
+    100,
+    0,
+    'an integer',
+    ': this cap can be raised but not removed, or a server that keeps answering `Retry-After: 0` would keep the call going; bound a long call by time with `deadline`',
+  ),
   baseDelay: delay,
   maxDelay: longest,
   factor: range(100, 1),

@@ -34,7 +34,7 @@ import {
   Stopped,
   type Strategy,
 } from './roles.js';
-import { abortReason, anySignal, isThenable, sleep, untilAborted } from './sleep.js';
+import { abortReason, anySignal, type Expiring, expiring, isThenable, sleep, untilAborted } from './sleep.js';
 
 // RFC 9110 token characters: what a header name may be made of.
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -81,6 +81,54 @@ async function awaited<V>(value: V | PromiseLike<V>, signal: AbortSignal | undef
   } catch (error) {
     if (error instanceof Stopped || signal?.aborted) throw stoppedBy(error);
     throw error;
+  }
+}
+
+/** The stop for a deadline that passed while the callback `name` ran: `cause` (the attempt's error), else a TimeoutError. */
+const lateStop = (name: string, cause: unknown): Stopped =>
+  new Stopped(
+    'deadline',
+    cause ?? new DOMException(`The deadline passed while \`${name}\` ran.`, 'TimeoutError'),
+  );
+
+/**
+ * With a deadline, the signal a callback of the user's runs under: the caller's, and the deadline's once armed,
+ * which aborts with `lateStop`.
+ */
+function deadlineFor(
+  call: Call,
+  name: string,
+  signal: AbortSignal | undefined,
+  cause: unknown,
+): Expiring | undefined {
+  const { deadline, timers } = call.policy.options;
+  if (deadline === undefined) return undefined;
+  return expiring(signal, Math.max(0, call.left()), () => lateStop(name, cause), timers);
+}
+
+/**
+ * Waits for a callback's answer when it is a Promise: under the caller's signal (an abort ends the call at once)
+ * and the deadline, which ends the call at its time, pending callback or not (`limit`: made by `deadlineFor`, or
+ * made here). A late answer is let go.
+ */
+async function callbackAnswer<V>(
+  call: Call,
+  name: string,
+  answer: V | PromiseLike<V>,
+  signal: AbortSignal | undefined,
+  cause: unknown,
+  limit?: Expiring,
+): Promise<V> {
+  if (!isThenable(answer)) {
+    limit?.release();
+    return answer;
+  }
+  const bound = limit ?? deadlineFor(call, name, signal, cause);
+  bound?.arm();
+  try {
+    return await awaited(answer, bound?.signal ?? signal);
+  } finally {
+    bound?.release();
   }
 }
 
@@ -202,9 +250,15 @@ function verdicts(
   const question = context(call, outcome, judged);
   const answer = callback('shouldRetry', () => shouldRetry(question), causeOf(outcome));
   if (!isThenable(answer)) return limits(call, outcome, overridden(judged, answer), refused, now);
-  // An async answer: the clock has moved on by the time the limits are read.
-  return awaited(answer, signal).then((value) =>
-    limits(call, outcome, overridden(judged, value), refused, options.now()),
+  // An async answer: the clock has moved on by the time the limits are read. One still pending at the deadline
+  // stops the call there, on this attempt's outcome, as the deadline stops a retry.
+  const limit = deadlineFor(call, 'shouldRetry', signal, undefined);
+  return callbackAnswer(call, 'shouldRetry', answer, signal, undefined, limit).then(
+    (value) => limits(call, outcome, overridden(judged, value), refused, options.now()),
+    (error: unknown) => {
+      if (limit?.expired) return stop('deadline', call.asked);
+      throw error;
+    },
   );
 }
 
@@ -223,7 +277,7 @@ function limits(call: Call, outcome: Outcome, judged: Verdict, refused: boolean,
   else if (own !== undefined) {
     const { retryNumber: retry, serverDelay, computed } = planned;
     const asked: DelayContext = { ...context(call, outcome, judged), retry, serverDelay, computed };
-    delay = callback('delay', () => ownDelay(own(asked), serverDelay), causeOf(outcome));
+    delay = callback('delay', () => ownDelay(own(asked), planned.least), causeOf(outcome));
   }
   const decision = settle(planned, delay, refused, budget);
   if (decision.retry && planned.closes !== undefined) {
@@ -247,9 +301,13 @@ async function hold(
     const { onHold } = options;
     if (onHold !== undefined) {
       const event = { delay, reason, key, method: call.method, url: call.url, attempt: call.attempts + 1 };
-      await awaited(
-        callback('onHold', () => onHold(event)),
+      const cause = call.previous?.error;
+      await callbackAnswer(
+        call,
+        'onHold',
+        callback('onHold', () => onHold(event), cause),
         signal,
+        cause,
       );
     }
     tell(call, { type: 'hold', delay, reason, key });
@@ -380,10 +438,8 @@ export async function wait(
       error: failure.error,
       waitingForNetwork: failure.offline,
     };
-    await awaited(
-      callback('onRetry', () => onRetry(event), failure.error),
-      signal,
-    );
+    const answer = callback('onRetry', () => onRetry(event), failure.error);
+    await callbackAnswer(call, 'onRetry', answer, signal, failure.error);
   }
   // A request parked in its wait holds no more than the wait needs: not the attempt's error, and not this
   // function's frame (the pause is returned, not awaited).
@@ -475,12 +531,15 @@ function editable(attempt: Attempt): AttemptHeaders {
 
 /**
  * Copy `copy` of the attempt about to go, shaped by `beforeAttempt` (awaited under the copy's signal; its time
- * counts against the deadline). Throws a `Stopped` when the call must end: the hook failed, or the deadline passed
- * while it ran.
+ * counts against the deadline, and its `signal` aborts at the deadline). Throws a `Stopped` when the call must
+ * end: the hook failed, or the deadline passed while it ran.
  */
 async function shaped(call: Call, attempt: Attempt, copy: number, signal: AbortSignal | undefined) {
   const { beforeAttempt } = call.policy.options;
   if (beforeAttempt === undefined) return;
+  const cause = call.previous?.error;
+  const limit = deadlineFor(call, 'beforeAttempt', signal, cause);
+  const hookSignal = limit?.signal ?? signal;
   const context: AttemptContext = {
     attempt: call.attempts + 1,
     retry: call.attempts,
@@ -489,20 +548,18 @@ async function shaped(call: Call, attempt: Attempt, copy: number, signal: AbortS
     url: call.url,
     previous: call.previous,
     headers: editable(attempt),
-    // One that never aborts when the caller gave none.
-    signal: signal ?? new AbortController().signal,
+    // One that never aborts when the caller gave none and there is no deadline.
+    signal: hookSignal ?? new AbortController().signal,
   };
-  const cause = call.previous?.error;
-  await awaited(
-    callback('beforeAttempt', () => beforeAttempt(context), cause),
-    signal,
-  );
-  if (call.left() <= 0) {
-    throw new Stopped(
-      'deadline',
-      cause ?? new DOMException('The deadline passed while beforeAttempt ran.', 'TimeoutError'),
-    );
+  let answer: unknown;
+  try {
+    answer = callback('beforeAttempt', () => beforeAttempt(context), cause);
+  } catch (error) {
+    limit?.release();
+    throw error;
   }
+  await callbackAnswer(call, 'beforeAttempt', answer, signal, cause, limit);
+  if (call.left() <= 0) throw lateStop('beforeAttempt', cause);
 }
 
 /**
@@ -580,10 +637,16 @@ async function watched<T>(
   return result;
 }
 
-/** Why a hedge's copy was not sent: its `beforeAttempt` took away the attempt's Idempotency-Key (or changed it). */
-class KeyLostError extends Error {
-  override name = 'KeyLostError';
+/**
+ * Why a hedge's copy was not sent: its `beforeAttempt` took away the attempt's Idempotency-Key (or changed it), or
+ * the budget emptied meanwhile.
+ */
+class CopyNotSentError extends Error {
+  override name = 'CopyNotSentError';
 }
+
+/** A copy that was not sent, as its result. */
+const unsent = (why: string): Settled<never> => ({ ok: false, error: new CopyNotSentError(why) });
 
 /**
  * One attempt, hedged when the policy hedges and the request may be sent twice; else one copy. Its first copy was
@@ -604,7 +667,10 @@ function send<T>(
   return hedged(call, client, attempt, signal, strategy);
 }
 
-/** One attempt raced by the policy's strategy: its copies, each shaped apart and priced as a retry. */
+/**
+ * One attempt raced by the policy's strategy: its copies, each shaped apart and priced as a retry. A copy is paid
+ * for and counted once it is shaped and goes: one its hook made unsendable costs nothing.
+ */
 async function hedged<T>(
   call: Call,
   client: Client<T>,
@@ -614,26 +680,32 @@ async function hedged<T>(
 ): Promise<Settled<T>> {
   const { options, budget } = call.policy;
   const key = call.sentKey;
+  // Each copy the runner allowed: the delay it comes after, and onHedge's answer (awaited before it is shaped).
+  const allowed = new Map<number, { readonly delay: number; readonly told: unknown }>();
   const copies: Copies<T> = {
     send: async (copy, own) => {
       if (copy === 1) return transmit(call, client, attempt, 1, own);
+      const { delay, told } = allowed.get(copy) as { delay: number; told: unknown };
       const mine = attempt.copy?.() ?? attempt;
       try {
+        await callbackAnswer(call, 'onHedge', told, own, undefined);
         await shaped(call, mine, copy, own);
       } catch (error) {
         if (error instanceof Stopped) return { ok: false, interrupted: error };
         throw error;
       }
       if (!call.idempotent && call.keyOn(mine.headers) !== key) {
-        return {
-          ok: false,
-          error: new KeyLostError("beforeAttempt took this copy's Idempotency-Key away: not sent."),
-        };
+        return unsent("beforeAttempt took this copy's Idempotency-Key away: not sent.");
       }
+      if (budget !== undefined && !budget.tryAcquire('hedge')) {
+        return unsent('The retry budget emptied while this copy was shaped: not sent.');
+      }
+      call.hedges++;
+      tell(call, { type: 'hedge', copy, delay });
       return transmit(call, client, mine, copy, own);
     },
     outcome: (result) =>
-      !result.ok && result.error instanceof KeyLostError
+      !result.ok && result.error instanceof CopyNotSentError
         ? { type: 'error', kind: 'not-sent', error: result.error, redirected: false }
         : outcomeOf(client, result),
     signal,
@@ -645,20 +717,15 @@ async function hedged<T>(
       if (call.left() <= 0) return false;
       if (call.features?.some((feature) => feature.admitsCopy?.() === false)) return false;
       // A hedge is priced as a retry: one the budget cannot pay is refused (and counted so) before onHedge hears
-      // of it; one it can pay is paid once onHedge did.
+      // of it; one it can pay is paid when it goes.
       if (budget !== undefined && budget.available < 1) {
         budget.tryAcquire('hedge');
         return false;
       }
       const { onHedge } = options;
-      if (onHedge !== undefined) {
-        callback('onHedge', () =>
-          onHedge({ copy, delay, method: call.method, url: call.url, attempt: call.attempts + 1 }),
-        );
-      }
-      if (budget !== undefined && !budget.tryAcquire('hedge')) return false;
-      call.hedges++;
-      tell(call, { type: 'hedge', copy, delay });
+      const event = { copy, delay, method: call.method, url: call.url, attempt: call.attempts + 1 };
+      const told = onHedge === undefined ? undefined : callback('onHedge', () => onHedge(event));
+      allowed.set(copy, { delay, told });
       return true;
     },
     won: (copy) => {

@@ -98,3 +98,48 @@ export function anySignal(signals: AbortSignal[]): { signal: AbortSignal; releas
   if (signals.some((signal) => signal.aborted)) abort();
   return { signal: controller.signal, release };
 }
+
+/** A signal that follows another and, once armed, aborts at a set time (see `expiring`). */
+export interface Expiring {
+  readonly signal: AbortSignal;
+  /** Whether it aborted at its time (not because the signal it follows did). */
+  readonly expired: boolean;
+  /** Starts the timer (once). */
+  arm(): void;
+  /** Clears the timer and the listeners: call it once the wait is over. */
+  release(): void;
+}
+
+/**
+ * A signal that aborts when `signal` does, or `ms` after `arm()` with `reason()`. Only armed where something is
+ * waited for, so that a wait that ends at once sets no timer.
+ */
+export function expiring(
+  signal: AbortSignal | undefined,
+  ms: number,
+  reason: () => unknown,
+  timers: TimerProvider,
+): Expiring {
+  const controller = new AbortController();
+  const { signal: either, release } = signal ? anySignal([signal, controller.signal]) : noRelease(controller);
+  let timer: unknown;
+  let expired = false;
+  return {
+    signal: either,
+    get expired() {
+      return expired;
+    },
+    arm() {
+      timer ??= timers.setTimeout(() => {
+        expired = true;
+        controller.abort(reason());
+      }, ms);
+    },
+    release() {
+      if (timer !== undefined) timers.clearTimeout(timer);
+      release();
+    },
+  };
+}
+
+const noRelease = (controller: AbortController) => ({ signal: controller.signal, release() {} });

@@ -84,6 +84,13 @@ local function bare(l, a, now, ticket)
   l.paused = l.reset
 end
 
+local function acceptedSince(l, now)
+  -- The successes since the last cut (or the lane's last quiet spell), per second over at least a round.
+  local won = l.won or 0
+  if won == 0 then return 0 end
+  return (won * 1000) / math.max(ROUND, now - (l.since or now))
+end
+
 local function accepted(l, sentAt, now)
   -- A shared lane's cut: to the rate the server accepted since the last cut (every process's successes from the
   -- first of them, over at least a round). No success since then, or only successes to sends after this one, is
@@ -91,7 +98,9 @@ local function accepted(l, sentAt, now)
   local before = l.rate
   local won = l.won or 0
   if before ~= nil and (won == 0 or sentAt < (l.since or NEG)) then return l end
-  local rate = math.max(MIN_RATE, (math.max(1, won) * 1000) / math.max(ROUND, now - (l.since or now)))
+  local rate = acceptedSince(l, now)
+  if rate == 0 then rate = 1000 / ROUND end
+  rate = math.max(MIN_RATE, rate)
   if before ~= nil and rate < before then
     l.cut = l.sent
     l.from = now
@@ -149,12 +158,15 @@ local function learn(l, a, now, stated)
   if throttled then
     if a.sentAt < l.lastThrottle or now - l.lastThrottle < ROUND then return l end
     if a.shared then return accepted(l, a.sentAt, now) end
+    -- Never below what the server accepted since the last cut: buckets also count time nothing was sent in.
     local succeeded = l.measured
     if succeeded == 0 then succeeded = (l.count * 1000) / math.max(1, now - l.bucket) end
+    succeeded = math.max(succeeded, acceptedSince(l, now))
     if succeeded == 0 then succeeded = 1000 / math.max(1, now - a.sentAt) end
     local base = math.min(l.rate or math.huge, succeeded)
     l.lastMax = base
     l.lastThrottle = now
+    l.won = 0
     l.rate = math.max(MIN_RATE, base * BETA)
   elseif l.rate ~= nil and a.status < 400 then
     local k = ((l.lastMax * (1 - BETA)) / SCALE) ^ (1 / 3)
@@ -210,6 +222,8 @@ local function reserve(l, now, within, r, maxRetryAfter)
   elseif step > 0 then
     l.next = math.max(l.next, slot + step * (1 + SPREAD))
   end
+  -- Quiet for a round or more: what the server accepts is counted afresh from this send on.
+  if now - math.max(l.seen, l.last) >= ROUND then l.won = 0 end
   l.last = math.max(l.last, slot)
   l.seen = math.max(l.seen, now)
   if l.left ~= nil then l.left = l.left - 1 end

@@ -27,10 +27,23 @@ local function clock(caller, server)
   end
   return caller
 end
-local function load(key)
-  local raw = redis.call('GET', key)
-  if not raw then return nil end
-  return cmsgpack.unpack(raw)
+-- Whether each of \`fields\` of \`value\` is a number (\`optional\`: or absent).
+local function numbers(value, fields, optional)
+  for _, field in ipairs(fields) do
+    local v = value[field]
+    if not (type(v) == 'number' or (optional and v == nil)) then return false end
+  end
+  return true
+end
+-- The value at \`key\`, nil when there is none; and \`true\` when there is one this store cannot read (another
+-- writer's: another type, not msgpack, or not of the shape \`valid\` checks).
+local function load(key, valid)
+  local raw = redis.pcall('GET', key)
+  if type(raw) == 'table' and raw.err then return nil, true end
+  if not raw then return nil, false end
+  local ok, value = pcall(cmsgpack.unpack, raw)
+  if not ok or type(value) ~= 'table' or not valid(value) then return nil, true end
+  return value, false
 end
 local function save(key, value, ttl)
   ttl = math.max(1, math.min(86400000, math.ceil(ttl)))
@@ -50,9 +63,23 @@ local SHARED_GROWTH = 1.1
 
 local function forgetAfter(interval) return math.max(1000, interval * 2) end
 
+-- A lane's identity: a hold names the lane it was reserved in, so that a lane made anew (Redis restarted, the key
+-- expired) is never taken for the queue the hold's slot was in.
+local function born()
+  local t = redis.call('TIME')
+  return t[1] .. '.' .. t[2]
+end
+
+local function isLane(l)
+  return numbers(l, {'reset', 'next', 'last', 'sent', 'counted', 'lastMax', 'lastThrottle', 'measured', 'bucket',
+      'count', 'seen', 'forget'})
+    and numbers(l, {'left', 'interval', 'rate', 'pause', 'paused', 'won', 'since', 'cut', 'from', 'stretch'}, true)
+    and (l.holes == nil or type(l.holes) == 'table') and (l.id == nil or type(l.id) == 'string')
+end
+
 local function newLane(now, stated)
   return {
-    reset = 0, interval = stated, stated = stated ~= nil, paced = stated ~= nil, next = now, last = NEG,
+    id = born(), reset = 0, interval = stated, stated = stated ~= nil, paced = stated ~= nil, next = now, last = NEG,
     sent = 0, counted = 0, lastMax = 0, lastThrottle = NEG, measured = 0, bucket = now, count = 0, seen = now,
     forget = (stated == nil) and IDLE or forgetAfter(stated), pause = 0, paused = NEG, won = 0, since = now,
     cut = 0, from = now, stretch = 1,
@@ -253,30 +280,43 @@ local function keep(key, l, now) save(key, l, lastTouch(l) - now + l.forget + 1)
 local key = KEYS[1]
 local op = ARGV[1]
 local now = clock(tonumber(ARGV[2]), ARGV[3])
-local l = load(key)
+local l, unreadable = load(key, isLane)
+-- Another writer's value: this key only is paced by each process on its own, the others stay shared.
+if unreadable then return {N(now), 'unreadable'} end
 if l ~= nil and idle(l, now) and op ~= 'release' then l = nil end
+if l ~= nil and l.id == nil then l.id = born() end
 
-if op == 'reserve' then
-  local within, r, maxRetryAfter, stated = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), num(ARGV[7])
+-- A reservation's answer: the time first, and a hold's lane last (after the place of a refusal's limit).
+local function answered(answer)
+  if answer[1] == 'held' then
+    answer[6] = ''
+    answer[7] = l.id
+  end
+  table.insert(answer, 1, N(now))
+  return answer
+end
+
+-- A send's reservation on the lane (a new one when \`stated\`, else none: the send goes).
+local function reserved(within, r, maxRetryAfter, stated, ticket)
   if l == nil then
-    if stated == nil then return {N(now), 'go', '0'} end
+    if stated == nil then return {N(now), 'go', ticket} end
     l = newLane(now, stated)
   end
   local answer = reserve(l, now, within, r, maxRetryAfter)
   keep(key, l, now)
-  table.insert(answer, 1, N(now))
-  return answer
+  return answered(answer)
+end
+
+if op == 'reserve' then
+  return reserved(tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), num(ARGV[7]), '0')
 elseif op == 'confirm' then
   -- A hold come due: its send goes, unless the lane was paused meanwhile (then a new slot after the pause), or
-  -- it was reserved before a cut of the rate (then its slot stretched to the new rate, as a reservation).
+  -- it was reserved before a cut of the rate (then its slot stretched to the new rate, as a reservation). A hold
+  -- of a lane there is no more (Redis restarted, the key expired) takes a place in the queue there is now.
   local ticket, within, r, maxRetryAfter = ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
-  local slot, reason = tonumber(ARGV[8]), ARGV[9]
-  if l == nil then return {N(now), 'go', ticket} end
-  if now < (l.paused or NEG) then
-    local answer = reserve(l, now, within, r, maxRetryAfter)
-    keep(key, l, now)
-    table.insert(answer, 1, N(now))
-    return answer
+  local slot, reason, lane, stated = tonumber(ARGV[8]), ARGV[9], ARGV[10], num(ARGV[11])
+  if l == nil or l.id ~= lane or now < (l.paused or NEG) then
+    return reserved(within, r, maxRetryAfter, stated, ticket)
   end
   if tonumber(ticket) > (l.cut or 0) or slot <= (l.from or NEG) then return {N(now), 'go', ticket} end
   local stretched = l.from + (slot - l.from) * l.stretch
@@ -289,9 +329,10 @@ elseif op == 'confirm' then
   end
   l.sent = l.sent + 1
   keep(key, l, now)
-  return {N(now), 'held', N(l.sent), N(stretched), N(wait), reason}
+  return answered({'held', N(l.sent), N(stretched), N(wait), reason})
 elseif op == 'release' then
-  if l ~= nil then
+  -- Given back only to the lane it was reserved in: a lane made since never had that slot.
+  if l ~= nil and l.id == ARGV[5] then
     release(l, tonumber(ARGV[4]), now)
     keep(key, l, now)
   end
@@ -430,7 +471,16 @@ local function keep(c)
   save(key, c, math.max(rules.window, c.openUntil - now + rules.maxBreakDuration) + rules.window)
 end
 
-local c = load(key)
+local function isCircuit(c)
+  return (c.state == 'closed' or c.state == 'open' or c.state == 'half-open')
+    and numbers(c, {'openUntil', 'opens', 'consecutive', 'probes', 'successes'})
+    and type(c.starts) == 'table' and type(c.calls) == 'table' and type(c.failures) == 'table'
+    and #c.starts == BUCKETS and #c.calls == BUCKETS and #c.failures == BUCKETS
+end
+
+local c, unreadable = load(key, isCircuit)
+-- Another writer's value: this origin only is kept by each process on its own, the others stay shared.
+if unreadable then return {N(now), 'unreadable'} end
 if op == 'admit' then
   if c == nil then return {N(now), '1', '0', '0'} end
   local answer = admit(c)

@@ -221,6 +221,15 @@ local function earliest(l, now)
   return math.max(floor, l.next), -1
 end
 
+-- A hold refused for passing the deadline's rest or maxRetryAfter; one at the horizon (a reset too large to
+-- represent) reports the cap it passed.
+local function refusal(slot, wait, within, maxRetryAfter, reason)
+  local limit = 'maxRetryAfter'
+  if within < maxRetryAfter then limit = 'deadline' end
+  if slot >= FAR then wait = math.min(within, maxRetryAfter) end
+  return {'refused', '', '', N(wait), reason, limit}
+end
+
 local function reserve(l, now, within, r, maxRetryAfter)
   if l.left ~= nil and l.reset <= now then l.left = nil end
   local spentNow = spent(l, now)
@@ -239,9 +248,7 @@ local function reserve(l, now, within, r, maxRetryAfter)
     slot = now
     hole = -1
   elseif wait > within or wait > maxRetryAfter then
-    local limit = 'maxRetryAfter'
-    if within < maxRetryAfter then limit = 'deadline' end
-    return {'refused', '', '', N(wait), reason, limit}
+    return refusal(slot, wait, within, maxRetryAfter, reason)
   end
   if hole >= 1 then
     table.remove(l.holes, hole)
@@ -323,9 +330,9 @@ elseif op == 'confirm' then
   local wait = math.ceil(stretched - now)
   if wait <= 0 then return {N(now), 'go', ticket} end
   if wait > within or wait > maxRetryAfter then
-    local limit = 'maxRetryAfter'
-    if within < maxRetryAfter then limit = 'deadline' end
-    return {N(now), 'refused', '', '', N(wait), reason, limit}
+    local answer = refusal(stretched, wait, within, maxRetryAfter, reason)
+    table.insert(answer, 1, N(now))
+    return answer
   end
   l.sent = l.sent + 1
   keep(key, l, now)

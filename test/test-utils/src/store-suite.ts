@@ -108,6 +108,21 @@ export function describePacerStore(
       expect(held(await store.reserve('k', T, Infinity, () => 0, LIMITS)).slot).toBe(T + 1000);
     });
 
+    it('a reset too large to represent: a refusal reports the cap it passed, not a figure of its own', async () => {
+      const store = await make();
+      await store.learn('k', answer(429, { remaining: 0, reset: 2 ** 53 - 1 }), T, LIMITS);
+      expect(await store.reserve('k', T, 999, half, LIMITS)).toEqual({
+        type: 'refused',
+        delay: 999,
+        reason: 'rate-limit',
+        limit: 'deadline',
+      });
+      expect(await store.reserve('k', T, Infinity, half, LIMITS)).toMatchObject({
+        delay: 60_000,
+        limit: 'maxRetryAfter',
+      });
+    });
+
     it('release gives a slot ahead back, and the next send takes it; a slot already due gives nothing back', async () => {
       const store = await make();
       await store.learn('k', answer(200, SPENT), T, LIMITS);

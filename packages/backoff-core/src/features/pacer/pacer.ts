@@ -75,18 +75,28 @@ export class PacerDeadlineError extends Error {
   constructor(
     /** The quota's key. */
     readonly key: string,
-    /** The hold the pacer asked for, in ms. */
+    /**
+     * The hold the pacer asked for, in ms. A reset too large to represent (hundreds of digits: later than any
+     * limit) has no figure: then it is the cap the hold passed, `maxRetryAfter` or what was left of the deadline.
+     */
     readonly delay: number,
     /** What was left of the deadline, in ms (`Infinity` without one). */
     readonly left: number,
     /** The caller's `maxRetryAfter`, in ms, when the hold is refused for being longer. */
     readonly maxRetryAfter?: number,
   ) {
-    const next = `${key}'s rate limit allows the next send in ${delay} ms`;
+    // A refused hold is longer than the limit it passed: one no longer than it is that limit, standing in for a
+    // reset too large to represent.
+    const capped = delay <= (maxRetryAfter ?? left);
+    const ms = Math.max(0, Math.floor(left));
     super(
       maxRetryAfter === undefined
-        ? `Held by the pacer past the deadline: ${next}, ${Math.max(0, Math.floor(left))} ms were left.`
-        : `Held by the pacer longer than maxRetryAfter: ${next}, more than maxRetryAfter (${maxRetryAfter} ms). Nothing was sent; raise maxRetryAfter to wait that long.`,
+        ? capped
+          ? `Held by the pacer past the deadline: ${key}'s rate limit allows no send before it (its reset is too large to represent; delay is capped at the ${ms} ms that were left).`
+          : `Held by the pacer past the deadline: ${key}'s rate limit allows the next send in ${delay} ms, ${ms} ms were left.`
+        : capped
+          ? `Held by the pacer longer than maxRetryAfter: ${key}'s rate limit allows no send within maxRetryAfter (${maxRetryAfter} ms; its reset is too large to represent, delay is capped at maxRetryAfter). Nothing was sent.`
+          : `Held by the pacer longer than maxRetryAfter: ${key}'s rate limit allows the next send in ${delay} ms, more than maxRetryAfter (${maxRetryAfter} ms). Nothing was sent; raise maxRetryAfter to wait that long.`,
     );
     this.reason = maxRetryAfter === undefined ? 'deadline' : 'retry-after-too-long';
   }

@@ -130,6 +130,10 @@ export interface Hold {
 /** A hold that would pass one of the caller's limits: nothing was reserved, and nothing may be sent. */
 export interface Refusal {
   readonly type: 'refused';
+  /**
+   * The hold it would take, in ms; for a reset too large to represent (later than any limit), the limit it
+   * passed: at most the smaller of `within` and `maxRetryAfter` only then.
+   */
   readonly delay: number;
   readonly reason: Held['reason'];
   /** The limit it would pass: what is left of `deadline`, or `maxRetryAfter`. */
@@ -341,6 +345,23 @@ function earliest(lane: Lane, now: number): { slot: number; hole: number } {
 }
 
 /**
+ * A hold of `wait` ms for `slot`, refused: it passes the rest of the deadline (`within`) or `maxRetryAfter`,
+ * whichever is smaller. A slot at the lane's horizon (a reset too large to represent) has no figure of its own:
+ * the refusal reports the cap it passed.
+ */
+function refusal(
+  slot: number,
+  wait: number,
+  within: number,
+  { maxRetryAfter }: PaceLimits,
+  reason: Held['reason'],
+): Refusal {
+  const cap = Math.min(within, maxRetryAfter);
+  const limit = within < maxRetryAfter ? 'deadline' : 'maxRetryAfter';
+  return { type: 'refused', delay: slot >= FAR ? cap : wait, reason, limit };
+}
+
+/**
  * The reservation rule, pure: a send at `now` on `lane`. It goes at once (the answer is its ticket) unless the
  * quota is spent (held until its reset) or sends are spaced (held for the next free slot, spread at random
  * within the slot's margin by `random`, asked only then). A hold longer than `within` (the rest of the
@@ -383,12 +404,7 @@ export function reserve(
     slot = now;
     hole = -1;
   } else if (wait > within || wait > maxRetryAfter) {
-    return {
-      type: 'refused',
-      delay: wait,
-      reason,
-      limit: within < maxRetryAfter ? 'deadline' : 'maxRetryAfter',
-    };
+    return refusal(slot, wait, within, limits, reason);
   }
   if (hole >= 0) holes?.splice(hole, 1);
   else if (step > 0) lane.next = Math.max(lane.next, slot + step * (1 + SPREAD));
@@ -427,10 +443,7 @@ export function confirm(
   const slot = lane.from + (hold.slot - lane.from) * lane.stretch;
   const wait = Math.ceil(slot - now);
   if (wait <= 0) return hold.ticket;
-  if (wait > within || wait > limits.maxRetryAfter) {
-    const limit = within < limits.maxRetryAfter ? 'deadline' : 'maxRetryAfter';
-    return { type: 'refused', delay: wait, reason: hold.reason, limit };
-  }
+  if (wait > within || wait > limits.maxRetryAfter) return refusal(slot, wait, within, limits, hold.reason);
   // Its place in the stretched queue is a reservation of its own: a later cut stretches it from there.
   return { type: 'held', ticket: ++lane.sent, slot, delay: wait, reason: hold.reason };
 }

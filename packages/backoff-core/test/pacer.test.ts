@@ -302,6 +302,26 @@ describe('Pacer: redirects', () => {
     expect(send(`${A}/x`).delay).toBe(0);
   });
 
+  it("a redirected call's retry waits as learnt for the URL that answered, in its queue", () => {
+    const { start, send, pacer, policyOf, clock } = setup();
+    // A redirects to B; B is spent for 2 s, then allows one a second.
+    const call = start(`${A}/x`, policyOf({ retries: 1 }));
+    expect(hold(call)).toBeUndefined();
+    const decision = next(call, {
+      type: 'response',
+      status: 429,
+      headers: { RateLimit: '"p";r=0;t=2', 'RateLimit-Policy': '"p";q=1;w=1' },
+      url: `${B}/y`,
+    });
+    expect(decision).toMatchObject({ retry: true });
+    expect(pacer.nextSend(B, NOW)).toBe(2000);
+    // A send straight to B takes the first slot, at the reset (plus its spread, a quarter of its margin).
+    expect(send(`${B}/z`).delay).toBe(2025);
+    // The retry goes to A again, and on to B: it waits for the next slot there, not for A's (none).
+    clock.advance(2000);
+    expect(hold(call)).toMatchObject({ key: B, delay: 1050 + 25 });
+  });
+
   it('a custom key is asked again with the URL that answered, with the same method and headers', () => {
     const seen: unknown[] = [];
     const key = (request: { method: string; url: string | undefined; headers: unknown }) => {

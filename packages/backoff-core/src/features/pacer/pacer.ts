@@ -40,7 +40,8 @@ export interface PacerOptions<S extends PacerStore = PacerStore> {
   /**
    * The key of a request's quota: requests with one key share one pace. For a quota per token or per partition.
    * After a redirect, the answer is learnt into the key of the URL that answered: `key` is asked again with that
-   * URL (the same method and headers).
+   * URL (the same method and headers), and the call's later sends (its retries follow the redirect again) are
+   * held on that key.
    * @default the URL's origin (scheme, host and port)
    */
   key?: ((request: PacedRequest) => string) | undefined;
@@ -102,9 +103,12 @@ export class PacerDeadlineError extends Error {
   }
 }
 
-/** What the pacer keeps of a call: its key and request, and its latest send's reservation. */
+/** What the pacer keeps of a call: its keys and request, and its latest send's reservation. */
 interface Kept {
-  readonly key: string;
+  /** The key of the request's own URL. */
+  readonly asked: string;
+  /** The key its next send is held on: the key of the URL that answered the last send (after a redirect, its). */
+  key: string;
   readonly method: string;
   readonly url: string | undefined;
   /** The request's headers, kept only for a custom `key` (asked again after a redirect). */
@@ -208,8 +212,10 @@ export class Pacer<S extends PacerStore = MemoryPacerStore> implements PacerLike
     return {
       start: (call) => {
         const { method, url, headers } = call;
+        const asked = this.#keyOf(method, url, headers);
         const kept: Kept = {
-          key: this.#keyOf(method, url, headers),
+          asked,
+          key: asked,
           method,
           url,
           headers: this.#key === undefined ? undefined : headers,
@@ -300,7 +306,7 @@ export class Pacer<S extends PacerStore = MemoryPacerStore> implements PacerLike
             const answered = outcome.url;
             const key =
               answered === undefined || answered === '' || answered === kept.url
-                ? kept.key
+                ? kept.asked
                 : this.#keyOf(kept.method, answered, kept.headers);
             const answer: Answer = {
               status: outcome.status,
@@ -312,6 +318,8 @@ export class Pacer<S extends PacerStore = MemoryPacerStore> implements PacerLike
               interval: quota?.interval,
             };
             settle(store.learn(key, answer, at, limits));
+            // The call's next send follows the same redirect: it is held as learnt there, in that key's queue.
+            kept.key = key;
             return undefined;
           },
           // A call that ends while its send is still held gives the slot back.

@@ -159,20 +159,42 @@ describe("Pacer: no hold is longer than the caller's maxRetryAfter", () => {
     expect(() => send(`${A}/x`, short)).toThrow(/maxRetryAfter \(5000 ms\)/);
   });
 
-  it('PacerDeadlineError never reports an infinite hold', () => {
-    const { send, answer } = setup({}, { deadline: 3000 });
-    const huge = `1${'0'.repeat(400)}`;
-    answer(send().call, 200, { RateLimit: '"p";r=0;t=1', 'RateLimit-Policy': `"p";q=1;w=${huge}` });
-    expect(send().delay).toBe(2500);
-    let message = '';
+  /** The message and fields of the error a call's send fails with. */
+  const refusedWith = (send: () => unknown) => {
     try {
       send();
     } catch (error) {
-      message = (error as Error).message;
+      return error as InstanceType<typeof Pacer.DeadlineError>;
     }
-    expect(message).toMatch(
-      /^Held by the pacer past the deadline: .* allows the next send in \d+ ms, 3000 ms were left\.$/,
+    throw new Error('The send was not refused.');
+  };
+  const HUGE = `1${'0'.repeat(400)}`;
+
+  it('a reset too large to represent: PacerDeadlineError reports the cap it passed, maxRetryAfter, and says so', () => {
+    const { send, answer } = setup();
+    answer(send().call, 429, { 'RateLimit-Remaining': '0', 'RateLimit-Reset': HUGE });
+    const error = refusedWith(() => send());
+    expect(error).toMatchObject({ reason: 'retry-after-too-long', delay: 60_000, maxRetryAfter: 60_000 });
+    expect(error.message).toBe(
+      `Held by the pacer longer than maxRetryAfter: ${A}'s rate limit allows no send within maxRetryAfter (60000 ms; its reset is too large to represent, delay is capped at maxRetryAfter). Nothing was sent.`,
     );
+  });
+
+  it('a reset too large to represent under a deadline: the cap is what was left of it', () => {
+    const { send, answer } = setup({}, { deadline: 3000 });
+    answer(send().call, 429, { 'Retry-After': HUGE });
+    const error = refusedWith(() => send());
+    expect(error).toMatchObject({ reason: 'deadline', delay: 3000, left: 3000 });
+    expect(error.message).toBe(
+      `Held by the pacer past the deadline: ${A}'s rate limit allows no send before it (its reset is too large to represent; delay is capped at the 3000 ms that were left).`,
+    );
+  });
+
+  it('PacerDeadlineError never reports an infinite hold: a window too large to represent is capped too', () => {
+    const { send, answer } = setup({}, { deadline: 3000 });
+    answer(send().call, 200, { RateLimit: '"p";r=0;t=1', 'RateLimit-Policy': `"p";q=1;w=${HUGE}` });
+    expect(send().delay).toBe(2500);
+    expect(refusedWith(() => send())).toMatchObject({ reason: 'deadline', delay: 3000 });
   });
 });
 
@@ -278,6 +300,26 @@ describe('Pacer: redirects', () => {
     expect(pacer.nextSend(A, NOW)).toBe(0);
     expect(send(`${B}/z`).delay).toBe(5000);
     expect(send(`${A}/x`).delay).toBe(0);
+  });
+
+  it("a redirected call's retry waits as learnt for the URL that answered, in its queue", () => {
+    const { start, send, pacer, policyOf, clock } = setup();
+    // A redirects to B; B is spent for 2 s, then allows one a second.
+    const call = start(`${A}/x`, policyOf({ retries: 1 }));
+    expect(hold(call)).toBeUndefined();
+    const decision = next(call, {
+      type: 'response',
+      status: 429,
+      headers: { RateLimit: '"p";r=0;t=2', 'RateLimit-Policy': '"p";q=1;w=1' },
+      url: `${B}/y`,
+    });
+    expect(decision).toMatchObject({ retry: true });
+    expect(pacer.nextSend(B, NOW)).toBe(2000);
+    // A send straight to B takes the first slot, at the reset (plus its spread, a quarter of its margin).
+    expect(send(`${B}/z`).delay).toBe(2025);
+    // The retry goes to A again, and on to B: it waits for the next slot there, not for A's (none).
+    clock.advance(2000);
+    expect(hold(call)).toMatchObject({ key: B, delay: 1050 + 25 });
   });
 
   it('a custom key is asked again with the URL that answered, with the same method and headers', () => {

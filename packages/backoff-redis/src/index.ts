@@ -18,6 +18,11 @@ export interface RedisClientLike {
 export interface RedisFallbackEvent {
   /** What failed: the error Redis answered with, or a timeout's. */
   readonly error: unknown;
+  /**
+   * Set when only this Redis key is kept locally: it holds a value this store cannot read (another writer's).
+   * Every other key stays shared, and the key is shared again once it is deleted or expires.
+   */
+  readonly key?: string | undefined;
 }
 
 /** Options of a `RedisStore`. */
@@ -38,7 +43,11 @@ export interface RedisStoreOptions {
   timeout?: number | undefined;
   /** How often a ping asks whether Redis is back while the store works locally, in ms. @default 500 */
   probeInterval?: number | undefined;
-  /** Called once when Redis stops answering (the store works locally from then on). @default undefined */
+  /**
+   * Called once when Redis stops answering (the store works locally from then on), and once for each key that
+   * holds a value the store cannot read (`event.key`: only that key is kept locally).
+   * @default undefined
+   */
   onFallback?: ((event: RedisFallbackEvent) => void) | undefined;
   /** Called once when Redis answers again (the store is shared again). @default undefined */
   onResume?: (() => void) | undefined;
@@ -55,7 +64,10 @@ const sha1 = (text: string) => createHash('sha1').update(text).digest('hex');
 const arg = (value: number | undefined): string =>
   value === undefined ? '' : Number.isFinite(value) ? String(value) : value > 0 ? '1e999' : '-1e999';
 
-/** A reservation from a script's answer: `[now, 'go', ticket]`, or a hold's or a refusal's fields. */
+/**
+ * A reservation from a script's answer: `[now, 'go', ticket]`, or a hold's or a refusal's fields (a hold's lane
+ * last).
+ */
 function reservation(answer: string[]): Pacer.StoreReservation {
   const [, type, ticket, slot, delay, reason, limit] = answer;
   if (type === 'go') return Number(ticket);
@@ -112,10 +124,10 @@ export class RedisStore {
   readonly #localCircuits = new CircuitBreaker.MemoryStore();
   /** Holds reserved locally: given back locally. */
   readonly #localHolds = new WeakSet<Pacer.StoreHold>();
-  /** How many times the store fell back: a hold reserved in Redis before the latest fallback is from an older one. */
-  #outages = 0;
-  /** Holds reserved in Redis, and the outage count they were reserved in. */
-  readonly #remoteHolds = new WeakMap<Pacer.StoreHold, number>();
+  /** Holds reserved in Redis, and the lane each was reserved in. */
+  readonly #remoteHolds = new WeakMap<Pacer.StoreHold, string>();
+  /** Keys holding a value the store cannot read, each told once (kept locally until they are readable again). */
+  readonly #unreadable = new Set<string>();
 
   constructor(options: RedisStoreOptions) {
     if (typeof options !== 'object' || options === null)
@@ -152,8 +164,18 @@ export class RedisStore {
     this.#probe = undefined;
   }
 
-  /** Runs `script` on `key` within the timeout: its answer, or `undefined` when the store works locally. */
-  async #run(script: string, sha: string, key: string, args: string[]): Promise<string[] | undefined> {
+  /**
+   * Runs `script` on `key` within the timeout: its answer, or `undefined` when the store works locally (for
+   * now, or for this key: its value is another writer's). An answer that comes after the timeout goes to
+   * `late` (Redis ran the operation after all, once it was back).
+   */
+  async #run(
+    script: string,
+    sha: string,
+    key: string,
+    args: string[],
+    late?: (answer: string[]) => void,
+  ): Promise<string[] | undefined> {
     if (this.#down) return undefined;
     if (this.#client.isReady === false) {
       this.#fallBack(new Error('The Redis client is not connected.'));
@@ -171,7 +193,7 @@ export class RedisStore {
       }
     })();
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<never>((_, reject) => {
+    const timedOut = new Promise<never>((_, reject) => {
       // Past the timeout, one more turn for I/O: after a busy stretch of this process, timers run before the
       // reply that came meanwhile is read, and a late loop is no slow Redis.
       timer = setTimeout(
@@ -180,26 +202,52 @@ export class RedisStore {
         this.#timeout,
       );
     });
+    let answer: string[];
     try {
-      return (await Promise.race([remote, late])) as string[];
+      answer = (await Promise.race([remote, timedOut])) as string[];
     } catch (error) {
-      remote.catch(() => {});
+      remote.then(
+        (value) => late?.(value as string[]),
+        () => {},
+      );
       this.#fallBack(error);
       return undefined;
     } finally {
       clearTimeout(timer);
     }
+    return this.#readable(key, answer) ? answer : undefined;
+  }
+
+  /** Whether `key`'s answer is its value's (else it is another writer's: the key is kept locally, told once). */
+  #readable(key: string, answer: string[]): boolean {
+    const unreadable = this.#unreadable;
+    if (answer[1] !== 'unreadable') {
+      if (unreadable.size > 0) unreadable.delete(key);
+      return true;
+    }
+    // Bounded: past 1,000 such keys, a key may be told again.
+    if (unreadable.has(key) || unreadable.size >= 1000) return false;
+    unreadable.add(key);
+    const error = new Error(
+      `The Redis key "${key}" holds a value this store did not write (another app's?): its state is kept in this process's memory until the key is deleted or expires; every other key stays shared. Give this store a \`prefix\` of its own, or delete the key.`,
+    );
+    this.#tell(this.#onFallback, { error, key });
+    return false;
   }
 
   #fallBack(error: unknown): void {
     if (this.#down) return;
     this.#down = true;
-    this.#outages++;
     this.#schedule();
+    this.#tell(this.#onFallback, { error });
+  }
+
+  /** Calls a listener: its failure is its own, the store goes on. */
+  #tell<T extends unknown[]>(listener: ((...args: T) => void) | undefined, ...args: T): void {
     try {
-      this.#onFallback?.({ error });
+      listener?.(...args);
     } catch {
-      // A listener's failure is its own: the store goes on locally.
+      // Nothing to do: the store works on either way.
     }
   }
 
@@ -227,63 +275,71 @@ export class RedisStore {
     if (this.#probe === undefined) return;
     this.#probe = undefined;
     this.#down = false;
-    try {
-      this.#onResume?.();
-    } catch {
-      // As for onFallback.
-    }
+    this.#tell(this.#onResume);
   }
 
   #pacerStore(): Required<Pacer.Store> {
     const local = this.#localPaces;
     const holds = this.#localHolds;
+    const lanes = this.#remoteHolds;
     const sha = sha1(PACE_SCRIPT);
     const key = (k: string) => `${this.#prefix}pace:${k}`;
+    /** A hold Redis answered after the caller went on without it: its slot goes back to the lane it is in. */
+    const giveBack = (k: string, now: number) => (late: string[]) => {
+      if (late[1] !== 'held') return;
+      const args = ['release', arg(now), this.#server, late[3] ?? '', late[7] ?? ''];
+      this.#client.evalSha(sha, { keys: [key(k)], arguments: args }).catch(() => {});
+    };
     const run = (k: string, op: string, now: number, args: string[]) =>
-      this.#run(PACE_SCRIPT, sha, key(k), [op, arg(now), this.#server, ...args]);
-    const remote = this.#remoteHolds;
-    /** A reservation Redis answered: a hold is marked with the outages so far. */
+      this.#run(
+        PACE_SCRIPT,
+        sha,
+        key(k),
+        [op, arg(now), this.#server, ...args],
+        op === 'reserve' || op === 'confirm' ? giveBack(k, now) : undefined,
+      );
+    /** A reservation Redis answered: a hold is marked with the lane it is in. */
     const shared = (answer: string[]): Pacer.StoreReservation => {
       const reserved = reservation(answer);
-      if (typeof reserved !== 'number' && reserved.type === 'held') remote.set(reserved, this.#outages);
+      if (typeof reserved !== 'number' && reserved.type === 'held') lanes.set(reserved, answer[7] ?? '');
       return reserved;
     };
-    /**
-     * A hold reserved before Redis went: Redis may have lost its queue since (a restart, keys expired), and its
-     * slot was never shared with the holds reserved locally meanwhile.
-     */
-    const stale = (hold: Pacer.StoreHold) => (remote.get(hold) ?? this.#outages) !== this.#outages;
+    const reserve = async (
+      k: string,
+      now: number,
+      within: number,
+      r: number,
+      limits: Pacer.StoreLimits,
+    ): Promise<Pacer.StoreReservation | undefined> => {
+      const answer = await run(k, 'reserve', now, [
+        arg(within),
+        arg(r),
+        arg(limits.maxRetryAfter),
+        arg(limits.stated),
+      ]);
+      return answer === undefined ? undefined : shared(answer);
+    };
     return {
       reserve: async (k, now, within, random, limits) => {
         const r = random();
-        const answer = await run(k, 'reserve', now, [
-          arg(within),
-          arg(r),
-          arg(limits.maxRetryAfter),
-          arg(limits.stated),
-        ]);
-        if (answer === undefined) {
-          const reserved = local.reserve(k, now, within, () => r, limits);
-          if (typeof reserved !== 'number' && reserved.type === 'held') holds.add(reserved);
-          return reserved;
-        }
-        return shared(answer);
+        const reserved = await reserve(k, now, within, r, limits);
+        if (reserved !== undefined) return reserved;
+        const own = local.reserve(k, now, within, () => r, limits);
+        if (typeof own !== 'number' && own.type === 'held') holds.add(own);
+        return own;
       },
       confirm: async (k, hold, now, within, random, limits) => {
         const r = random();
-        const held = holds.has(hold);
-        if (held || stale(hold)) {
-          // Held locally while Redis was gone, or held in Redis before it went, and Redis is back: the send takes
-          // its place in the shared pace, one queue again for every process.
-          if (this.#down) return held ? local.confirm(k, hold, now, within, () => r, limits) : hold.ticket;
-          const answer = await run(k, 'reserve', now, [
-            arg(within),
-            arg(r),
-            arg(limits.maxRetryAfter),
-            arg(limits.stated),
-          ]);
-          return answer === undefined ? hold.ticket : shared(answer);
+        if (holds.has(hold)) {
+          // Held locally while Redis was gone, and Redis is back: the send takes its place in the shared pace,
+          // one queue again for every process.
+          if (this.#down) return local.confirm(k, hold, now, within, () => r, limits);
+          return (await reserve(k, now, within, r, limits)) ?? hold.ticket;
         }
+        // Held in Redis: its slot is still in the lane there (a stall, a fallback, Redis back with its data), so it
+        // is confirmed as any other; the script queues it anew only in a lane made since (a restart, an expiry).
+        // While Redis is gone, it goes when its slot comes.
+        if (this.#down) return hold.ticket;
         const answer = await run(k, 'confirm', now, [
           arg(hold.ticket),
           arg(within),
@@ -291,15 +347,15 @@ export class RedisStore {
           arg(limits.maxRetryAfter),
           arg(hold.slot),
           hold.reason,
+          lanes.get(hold) ?? '',
+          arg(limits.stated),
         ]);
         // Redis gone meanwhile: the send goes, as it would have without a pause learnt.
         return answer === undefined ? hold.ticket : shared(answer);
       },
       release: async (k, hold, now) => {
         if (holds.has(hold)) return local.release(k, hold, now);
-        // A slot of a queue Redis may no longer have: given back, it would be a slot nobody reserved.
-        if (stale(hold)) return;
-        await run(k, 'release', now, [arg(hold.slot)]);
+        await run(k, 'release', now, [arg(hold.slot), lanes.get(hold) ?? '']);
       },
       learn: async (k, answer, now, limits) => {
         const done = await run(k, 'learn', now, [

@@ -27,10 +27,23 @@ local function clock(caller, server)
   end
   return caller
 end
-local function load(key)
-  local raw = redis.call('GET', key)
-  if not raw then return nil end
-  return cmsgpack.unpack(raw)
+-- Whether each of \`fields\` of \`value\` is a number (\`optional\`: or absent).
+local function numbers(value, fields, optional)
+  for _, field in ipairs(fields) do
+    local v = value[field]
+    if not (type(v) == 'number' or (optional and v == nil)) then return false end
+  end
+  return true
+end
+-- The value at \`key\`, nil when there is none; and \`true\` when there is one this store cannot read (another
+-- writer's: another type, not msgpack, or not of the shape \`valid\` checks).
+local function load(key, valid)
+  local raw = redis.pcall('GET', key)
+  if type(raw) == 'table' and raw.err then return nil, true end
+  if not raw then return nil, false end
+  local ok, value = pcall(cmsgpack.unpack, raw)
+  if not ok or type(value) ~= 'table' or not valid(value) then return nil, true end
+  return value, false
 end
 local function save(key, value, ttl)
   ttl = math.max(1, math.min(86400000, math.ceil(ttl)))
@@ -50,9 +63,23 @@ local SHARED_GROWTH = 1.1
 
 local function forgetAfter(interval) return math.max(1000, interval * 2) end
 
+-- A lane's identity: a hold names the lane it was reserved in, so that a lane made anew (Redis restarted, the key
+-- expired) is never taken for the queue the hold's slot was in.
+local function born()
+  local t = redis.call('TIME')
+  return t[1] .. '.' .. t[2]
+end
+
+local function isLane(l)
+  return numbers(l, {'reset', 'next', 'last', 'sent', 'counted', 'lastMax', 'lastThrottle', 'measured', 'bucket',
+      'count', 'seen', 'forget'})
+    and numbers(l, {'left', 'interval', 'rate', 'pause', 'paused', 'won', 'since', 'cut', 'from', 'stretch'}, true)
+    and (l.holes == nil or type(l.holes) == 'table') and (l.id == nil or type(l.id) == 'string')
+end
+
 local function newLane(now, stated)
   return {
-    reset = 0, interval = stated, stated = stated ~= nil, paced = stated ~= nil, next = now, last = NEG,
+    id = born(), reset = 0, interval = stated, stated = stated ~= nil, paced = stated ~= nil, next = now, last = NEG,
     sent = 0, counted = 0, lastMax = 0, lastThrottle = NEG, measured = 0, bucket = now, count = 0, seen = now,
     forget = (stated == nil) and IDLE or forgetAfter(stated), pause = 0, paused = NEG, won = 0, since = now,
     cut = 0, from = now, stretch = 1,
@@ -84,6 +111,13 @@ local function bare(l, a, now, ticket)
   l.paused = l.reset
 end
 
+local function acceptedSince(l, now)
+  -- The successes since the last cut (or the lane's last quiet spell), per second over at least a round.
+  local won = l.won or 0
+  if won == 0 then return 0 end
+  return (won * 1000) / math.max(ROUND, now - (l.since or now))
+end
+
 local function accepted(l, sentAt, now)
   -- A shared lane's cut: to the rate the server accepted since the last cut (every process's successes from the
   -- first of them, over at least a round). No success since then, or only successes to sends after this one, is
@@ -91,7 +125,9 @@ local function accepted(l, sentAt, now)
   local before = l.rate
   local won = l.won or 0
   if before ~= nil and (won == 0 or sentAt < (l.since or NEG)) then return l end
-  local rate = math.max(MIN_RATE, (math.max(1, won) * 1000) / math.max(ROUND, now - (l.since or now)))
+  local rate = acceptedSince(l, now)
+  if rate == 0 then rate = 1000 / ROUND end
+  rate = math.max(MIN_RATE, rate)
   if before ~= nil and rate < before then
     l.cut = l.sent
     l.from = now
@@ -149,12 +185,15 @@ local function learn(l, a, now, stated)
   if throttled then
     if a.sentAt < l.lastThrottle or now - l.lastThrottle < ROUND then return l end
     if a.shared then return accepted(l, a.sentAt, now) end
+    -- Never below what the server accepted since the last cut: buckets also count time nothing was sent in.
     local succeeded = l.measured
     if succeeded == 0 then succeeded = (l.count * 1000) / math.max(1, now - l.bucket) end
+    succeeded = math.max(succeeded, acceptedSince(l, now))
     if succeeded == 0 then succeeded = 1000 / math.max(1, now - a.sentAt) end
     local base = math.min(l.rate or math.huge, succeeded)
     l.lastMax = base
     l.lastThrottle = now
+    l.won = 0
     l.rate = math.max(MIN_RATE, base * BETA)
   elseif l.rate ~= nil and a.status < 400 then
     local k = ((l.lastMax * (1 - BETA)) / SCALE) ^ (1 / 3)
@@ -182,6 +221,15 @@ local function earliest(l, now)
   return math.max(floor, l.next), -1
 end
 
+-- A hold refused for passing the deadline's rest or maxRetryAfter; one at the horizon (a reset too large to
+-- represent) reports the cap it passed.
+local function refusal(slot, wait, within, maxRetryAfter, reason)
+  local limit = 'maxRetryAfter'
+  if within < maxRetryAfter then limit = 'deadline' end
+  if slot >= FAR then wait = math.min(within, maxRetryAfter) end
+  return {'refused', '', '', N(wait), reason, limit}
+end
+
 local function reserve(l, now, within, r, maxRetryAfter)
   if l.left ~= nil and l.reset <= now then l.left = nil end
   local spentNow = spent(l, now)
@@ -200,9 +248,7 @@ local function reserve(l, now, within, r, maxRetryAfter)
     slot = now
     hole = -1
   elseif wait > within or wait > maxRetryAfter then
-    local limit = 'maxRetryAfter'
-    if within < maxRetryAfter then limit = 'deadline' end
-    return {'refused', '', '', N(wait), reason, limit}
+    return refusal(slot, wait, within, maxRetryAfter, reason)
   end
   if hole >= 1 then
     table.remove(l.holes, hole)
@@ -210,6 +256,8 @@ local function reserve(l, now, within, r, maxRetryAfter)
   elseif step > 0 then
     l.next = math.max(l.next, slot + step * (1 + SPREAD))
   end
+  -- Quiet for a round or more: what the server accepts is counted afresh from this send on.
+  if now - math.max(l.seen, l.last) >= ROUND then l.won = 0 end
   l.last = math.max(l.last, slot)
   l.seen = math.max(l.seen, now)
   if l.left ~= nil then l.left = l.left - 1 end
@@ -239,45 +287,59 @@ local function keep(key, l, now) save(key, l, lastTouch(l) - now + l.forget + 1)
 local key = KEYS[1]
 local op = ARGV[1]
 local now = clock(tonumber(ARGV[2]), ARGV[3])
-local l = load(key)
+local l, unreadable = load(key, isLane)
+-- Another writer's value: this key only is paced by each process on its own, the others stay shared.
+if unreadable then return {N(now), 'unreadable'} end
 if l ~= nil and idle(l, now) and op ~= 'release' then l = nil end
+if l ~= nil and l.id == nil then l.id = born() end
 
-if op == 'reserve' then
-  local within, r, maxRetryAfter, stated = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), num(ARGV[7])
+-- A reservation's answer: the time first, and a hold's lane last (after the place of a refusal's limit).
+local function answered(answer)
+  if answer[1] == 'held' then
+    answer[6] = ''
+    answer[7] = l.id
+  end
+  table.insert(answer, 1, N(now))
+  return answer
+end
+
+-- A send's reservation on the lane (a new one when \`stated\`, else none: the send goes).
+local function reserved(within, r, maxRetryAfter, stated, ticket)
   if l == nil then
-    if stated == nil then return {N(now), 'go', '0'} end
+    if stated == nil then return {N(now), 'go', ticket} end
     l = newLane(now, stated)
   end
   local answer = reserve(l, now, within, r, maxRetryAfter)
   keep(key, l, now)
-  table.insert(answer, 1, N(now))
-  return answer
+  return answered(answer)
+end
+
+if op == 'reserve' then
+  return reserved(tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), num(ARGV[7]), '0')
 elseif op == 'confirm' then
   -- A hold come due: its send goes, unless the lane was paused meanwhile (then a new slot after the pause), or
-  -- it was reserved before a cut of the rate (then its slot stretched to the new rate, as a reservation).
+  -- it was reserved before a cut of the rate (then its slot stretched to the new rate, as a reservation). A hold
+  -- of a lane there is no more (Redis restarted, the key expired) takes a place in the queue there is now.
   local ticket, within, r, maxRetryAfter = ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
-  local slot, reason = tonumber(ARGV[8]), ARGV[9]
-  if l == nil then return {N(now), 'go', ticket} end
-  if now < (l.paused or NEG) then
-    local answer = reserve(l, now, within, r, maxRetryAfter)
-    keep(key, l, now)
-    table.insert(answer, 1, N(now))
-    return answer
+  local slot, reason, lane, stated = tonumber(ARGV[8]), ARGV[9], ARGV[10], num(ARGV[11])
+  if l == nil or l.id ~= lane or now < (l.paused or NEG) then
+    return reserved(within, r, maxRetryAfter, stated, ticket)
   end
   if tonumber(ticket) > (l.cut or 0) or slot <= (l.from or NEG) then return {N(now), 'go', ticket} end
   local stretched = l.from + (slot - l.from) * l.stretch
   local wait = math.ceil(stretched - now)
   if wait <= 0 then return {N(now), 'go', ticket} end
   if wait > within or wait > maxRetryAfter then
-    local limit = 'maxRetryAfter'
-    if within < maxRetryAfter then limit = 'deadline' end
-    return {N(now), 'refused', '', '', N(wait), reason, limit}
+    local answer = refusal(stretched, wait, within, maxRetryAfter, reason)
+    table.insert(answer, 1, N(now))
+    return answer
   end
   l.sent = l.sent + 1
   keep(key, l, now)
-  return {N(now), 'held', N(l.sent), N(stretched), N(wait), reason}
+  return answered({'held', N(l.sent), N(stretched), N(wait), reason})
 elseif op == 'release' then
-  if l ~= nil then
+  -- Given back only to the lane it was reserved in: a lane made since never had that slot.
+  if l ~= nil and l.id == ARGV[5] then
     release(l, tonumber(ARGV[4]), now)
     keep(key, l, now)
   end
@@ -416,7 +478,16 @@ local function keep(c)
   save(key, c, math.max(rules.window, c.openUntil - now + rules.maxBreakDuration) + rules.window)
 end
 
-local c = load(key)
+local function isCircuit(c)
+  return (c.state == 'closed' or c.state == 'open' or c.state == 'half-open')
+    and numbers(c, {'openUntil', 'opens', 'consecutive', 'probes', 'successes'})
+    and type(c.starts) == 'table' and type(c.calls) == 'table' and type(c.failures) == 'table'
+    and #c.starts == BUCKETS and #c.calls == BUCKETS and #c.failures == BUCKETS
+end
+
+local c, unreadable = load(key, isCircuit)
+-- Another writer's value: this origin only is kept by each process on its own, the others stay shared.
+if unreadable then return {N(now), 'unreadable'} end
 if op == 'admit' then
   if c == nil then return {N(now), '1', '0', '0'} end
   local answer = admit(c)

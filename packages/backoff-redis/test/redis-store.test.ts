@@ -244,3 +244,115 @@ describe('RedisStore when Redis is gone', () => {
     }
   });
 });
+
+describe('RedisStore after a stall (Redis slow, its data kept)', () => {
+  /** A store on the caller's clock, and a client to stall Redis with, for longer than the store waits. */
+  async function stalling(prefix: string) {
+    const client = await connect();
+    const admin = await connect();
+    const onResume = vi.fn();
+    const onFallback = vi.fn();
+    const store = new RedisStore({
+      client,
+      prefix,
+      clock: 'caller',
+      probeInterval: 20,
+      onResume,
+      onFallback,
+    });
+    /** Every command waits `ms` (CLIENT PAUSE), as behind a slow disk or a busy script; nothing is lost. */
+    const stall = (ms: number) => admin.sendCommand(['CLIENT', 'PAUSE', String(ms), 'ALL']);
+    const resumed = () =>
+      vi.waitFor(() => expect(onResume).toHaveBeenCalledTimes(1), { timeout: 5000, interval: 10 });
+    return { store, stall, resumed, onFallback };
+  }
+
+  it('a send held in Redis before the stall goes at its own slot once Redis is back, not behind the queue', async () => {
+    const { store, stall, resumed, onFallback } = await stalling(`stall${++app}:`);
+    const T = Date.now();
+    await store.pacer.learn('k', spent(T), T, LIMITS);
+    const holds: Pacer.StoreHold[] = [];
+    for (let i = 0; i < 10; i++)
+      holds.push((await store.pacer.reserve('k', T, Infinity, () => 0, LIMITS)) as Pacer.StoreHold);
+    expect(holds.map((hold) => hold.slot)).toEqual(holds.map((_, i) => T + 2000 + i * 105));
+    await stall(1000);
+    // The first hold comes due while Redis is stalled: the store gives up on it and lets it go.
+    const [first, ...rest] = holds as [Pacer.StoreHold, ...Pacer.StoreHold[]];
+    expect(await store.pacer.confirm('k', first, first.slot, Infinity, () => 0, LIMITS)).toBe(first.ticket);
+    expect(onFallback).toHaveBeenCalledTimes(1);
+    await resumed();
+    // Back, with its queue: every other hold goes at its own slot, as if Redis had never stalled.
+    for (const hold of rest)
+      expect(await store.pacer.confirm('k', hold, hold.slot, Infinity, () => 0, LIMITS)).toBe(hold.ticket);
+    store.close();
+  });
+
+  it('a reservation Redis ran after the store gave up on it gives its slot back', async () => {
+    const { store, stall, resumed } = await stalling(`phantom${++app}:`);
+    const T = Date.now();
+    await store.pacer.learn('k', spent(T), T, LIMITS);
+    const first = (await store.pacer.reserve('k', T, Infinity, () => 0, LIMITS)) as Pacer.StoreHold;
+    await stall(1000);
+    // Answered locally at once (this process knows nothing of the quota): Redis runs it when the stall ends.
+    expect(typeof (await store.pacer.reserve('k', T + 10, Infinity, () => 0, LIMITS))).toBe('number');
+    await resumed();
+    // The slot Redis reserved for it nobody uses: the next send takes it, not the one after.
+    const next = (await store.pacer.reserve('k', T + 20, Infinity, () => 0, LIMITS)) as Pacer.StoreHold;
+    expect(next.slot).toBe(first.slot + 105);
+    store.close();
+  });
+});
+
+describe('RedisStore: a key holding another writer’s value', () => {
+  it('keeps that key local, says so once, and leaves every other key shared', async () => {
+    const client = await connect();
+    const prefix = `foreign${++app}:`;
+    const onFallback = vi.fn();
+    const store = new RedisStore({ client, prefix, onFallback, probeInterval: 20 });
+    const T = Date.now();
+    await store.pacer.learn('https://spent.test', spent(T), T, LIMITS);
+    await client.set(`${prefix}pace:https://other.test`, 'not ours');
+    await client.hSet(`${prefix}pace:https://hash.test`, 'field', 'value');
+    await client.set(`${prefix}circuit:https://other.test`, 'not ours');
+    let atOnce = 0;
+    for (let i = 0; i < 10; i++) {
+      for (const origin of ['https://other.test', 'https://hash.test']) {
+        await store.pacer.reserve(origin, Date.now(), Infinity, Math.random, LIMITS);
+        await store.pacer.learn(origin, spent(Date.now()), Date.now(), LIMITS);
+      }
+      expect(await store.breaker.admit('https://other.test', Date.now(), RULES)).toMatchObject({
+        admitted: true,
+      });
+      const reserved = await store.pacer.reserve(
+        'https://spent.test',
+        Date.now(),
+        Infinity,
+        Math.random,
+        LIMITS,
+      );
+      if (typeof reserved === 'number') atOnce++;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    // The spent origin stayed shared: every send to it was held.
+    expect(atOnce).toBe(0);
+    expect(store.local).toBe(false);
+    // Told once per key, naming it; the foreign values are left as they were.
+    expect(onFallback.mock.calls.map(([event]) => event.key)).toEqual([
+      `${prefix}pace:https://other.test`,
+      `${prefix}pace:https://hash.test`,
+      `${prefix}circuit:https://other.test`,
+    ]);
+    expect(String(onFallback.mock.calls[0]?.[0].error.message)).toMatch(
+      /holds a value this store did not write .* every other key stays shared\. Give this store a `prefix` of its own, or delete the key\./,
+    );
+    expect(await client.get(`${prefix}pace:https://other.test`)).toBe('not ours');
+    // Paced locally meanwhile: what this process learnt of it holds its sends.
+    expect(
+      typeof (await store.pacer.reserve('https://other.test', Date.now(), Infinity, Math.random, LIMITS)),
+    ).not.toBe('number');
+    // Once the key is gone, it is shared again (and would be told again if it went bad again).
+    await client.del(`${prefix}pace:https://other.test`);
+    expect(await store.pacer.read('https://other.test', Date.now())).toBe(0);
+    store.close();
+  });
+});

@@ -11,6 +11,7 @@ export { describeCallbackErrorsClient } from './callback-suite.js';
 export { collected } from './collected.js';
 export { FakeNetwork } from './fake-network.js';
 export { describeHedgingClient } from './hedge-suite.js';
+export { type PaceFleetOptions, type PaceFleetRun, paceFleet } from './pace-fleet.js';
 export { describePacerClient, type PacerSuiteOptions } from './pacer-suite.js';
 export { describeReexports, publicErrorClasses } from './reexports-suite.js';
 export {

@@ -290,5 +290,26 @@ export function describePacerClient(driver: BackoffClientDriver, suite: PacerSui
         expect(b.hits).toHaveLength(2);
       },
     );
+
+    it.skipIf(!suite.answeredUrl)(
+      "a redirected call's retry, redirected again, waits in B's queue behind the sends straight to B",
+      async () => {
+        fresh();
+        const moved = { status: 307, headers: { Location: `${API_2}/quota` } };
+        api.script('/moved', [moved, moved]);
+        const b = api.script('/quota', [SPENT(429), 200], API_2);
+        const pacer = new Pacer();
+        const viaA = client(pacer, { retries: 1 }).send(GET('via-A', { path: '/moved' }));
+        await until(() => b.hits.length === 1 && clock.pendingCount === 1);
+        // B is spent for 2 s, then allows one a second: three sends straight to B take its slots at 2, 3 and 4 s.
+        const toB = ['B1', 'B2', 'B3'].map((id) => client(pacer, {}, API_2).send(GET(id)));
+        await until(() => clock.pendingCount === 4);
+        const [first, ...others] = await run([viaA, ...toB], 25);
+        expect(others.map((call) => call?.result?.held)).toEqual([2025, 3075, 4125]);
+        // The retry (sent to A, answered by B), due at 3.5 s, waited for B's next slot (5.2 s), not for A's (none).
+        expect(first?.result).toMatchObject({ attempts: 2, totalDelay: 3500, held: 1675 });
+        expect(b.hits.map((hit) => hit.headers.get('x-id'))).toEqual(['via-A', 'B1', 'B2', 'B3', 'via-A']);
+      },
+    );
   });
 }

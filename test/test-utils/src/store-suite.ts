@@ -108,6 +108,21 @@ export function describePacerStore(
       expect(held(await store.reserve('k', T, Infinity, () => 0, LIMITS)).slot).toBe(T + 1000);
     });
 
+    it('a reset too large to represent: a refusal reports the cap it passed, not a figure of its own', async () => {
+      const store = await make();
+      await store.learn('k', answer(429, { remaining: 0, reset: 2 ** 53 - 1 }), T, LIMITS);
+      expect(await store.reserve('k', T, 999, half, LIMITS)).toEqual({
+        type: 'refused',
+        delay: 999,
+        reason: 'rate-limit',
+        limit: 'deadline',
+      });
+      expect(await store.reserve('k', T, Infinity, half, LIMITS)).toMatchObject({
+        delay: 60_000,
+        limit: 'maxRetryAfter',
+      });
+    });
+
     it('release gives a slot ahead back, and the next send takes it; a slot already due gives nothing back', async () => {
       const store = await make();
       await store.learn('k', answer(200, SPENT), T, LIMITS);
@@ -148,6 +163,23 @@ export function describePacerStore(
       const store = await make();
       await store.learn('k', answer(429, {}, { serverDelay: 3000 }), T, LIMITS);
       expect(await store.read('k', T)).toBe(3000);
+    });
+
+    it('bare 429s after a quiet spell: the cut counts what the server accepted since it, not the quiet time', async () => {
+      const store = await make();
+      // One success, then nothing sent for 5 s; then a burst: 20 of its sends succeed, the next is refused.
+      await store.learn('k', { ...answer(200), sentAt: T - 2 }, T, LIMITS);
+      for (let i = 0; i < 21; i++) await store.reserve('k', T + 5000, Infinity, half, LIMITS);
+      for (let i = 1; i <= 20; i++)
+        await store.learn('k', { ...answer(200), ticket: i, sentAt: T + 5000 }, T + 5002 + i / 10, LIMITS);
+      await store.learn('k', { ...answer(429), ticket: 21, sentAt: T + 5000 }, T + 5005, LIMITS);
+      // 20 a second accepted: a shared lane is paced at that (its slots 5% longer), a lane of one process at
+      // AIMD's 0.7 of it. Counted over the quiet 5 s too, it would be 21 in 5 s, or AIMD's floor of 0.5 a second.
+      const after = T + 6000;
+      expect(typeof (await store.reserve('k', after, Infinity, () => 0, LIMITS))).toBe('number');
+      expect(held(await store.reserve('k', after, Infinity, () => 0, LIMITS)).slot).toBe(
+        after + (shared ? 1000 / 20 : 1000 / 14) * 1.05,
+      );
     });
 
     it('keys are kept apart', async () => {

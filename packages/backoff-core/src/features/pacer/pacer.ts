@@ -40,7 +40,8 @@ export interface PacerOptions<S extends PacerStore = PacerStore> {
   /**
    * The key of a request's quota: requests with one key share one pace. For a quota per token or per partition.
    * After a redirect, the answer is learnt into the key of the URL that answered: `key` is asked again with that
-   * URL (the same method and headers).
+   * URL (the same method and headers), and the call's later sends (its retries follow the redirect again) are
+   * held on that key.
    * @default the URL's origin (scheme, host and port)
    */
   key?: ((request: PacedRequest) => string) | undefined;
@@ -75,26 +76,39 @@ export class PacerDeadlineError extends Error {
   constructor(
     /** The quota's key. */
     readonly key: string,
-    /** The hold the pacer asked for, in ms. */
+    /**
+     * The hold the pacer asked for, in ms. A reset too large to represent (hundreds of digits: later than any
+     * limit) has no figure: then it is the cap the hold passed, `maxRetryAfter` or what was left of the deadline.
+     */
     readonly delay: number,
     /** What was left of the deadline, in ms (`Infinity` without one). */
     readonly left: number,
     /** The caller's `maxRetryAfter`, in ms, when the hold is refused for being longer. */
     readonly maxRetryAfter?: number,
   ) {
-    const next = `${key}'s rate limit allows the next send in ${delay} ms`;
+    // A refused hold is longer than the limit it passed: one no longer than it is that limit, standing in for a
+    // reset too large to represent.
+    const capped = delay <= (maxRetryAfter ?? left);
+    const ms = Math.max(0, Math.floor(left));
     super(
       maxRetryAfter === undefined
-        ? `Held by the pacer past the deadline: ${next}, ${Math.max(0, Math.floor(left))} ms were left.`
-        : `Held by the pacer longer than maxRetryAfter: ${next}, more than maxRetryAfter (${maxRetryAfter} ms). Nothing was sent; raise maxRetryAfter to wait that long.`,
+        ? capped
+          ? `Held by the pacer past the deadline: ${key}'s rate limit allows no send before it (its reset is too large to represent; delay is capped at the ${ms} ms that were left).`
+          : `Held by the pacer past the deadline: ${key}'s rate limit allows the next send in ${delay} ms, ${ms} ms were left.`
+        : capped
+          ? `Held by the pacer longer than maxRetryAfter: ${key}'s rate limit allows no send within maxRetryAfter (${maxRetryAfter} ms; its reset is too large to represent, delay is capped at maxRetryAfter). Nothing was sent.`
+          : `Held by the pacer longer than maxRetryAfter: ${key}'s rate limit allows the next send in ${delay} ms, more than maxRetryAfter (${maxRetryAfter} ms). Nothing was sent; raise maxRetryAfter to wait that long.`,
     );
     this.reason = maxRetryAfter === undefined ? 'deadline' : 'retry-after-too-long';
   }
 }
 
-/** What the pacer keeps of a call: its key and request, and its latest send's reservation. */
+/** What the pacer keeps of a call: its keys and request, and its latest send's reservation. */
 interface Kept {
-  readonly key: string;
+  /** The key of the request's own URL. */
+  readonly asked: string;
+  /** The key its next send is held on: the key of the URL that answered the last send (after a redirect, its). */
+  key: string;
   readonly method: string;
   readonly url: string | undefined;
   /** The request's headers, kept only for a custom `key` (asked again after a redirect). */
@@ -198,8 +212,10 @@ export class Pacer<S extends PacerStore = MemoryPacerStore> implements PacerLike
     return {
       start: (call) => {
         const { method, url, headers } = call;
+        const asked = this.#keyOf(method, url, headers);
         const kept: Kept = {
-          key: this.#keyOf(method, url, headers),
+          asked,
+          key: asked,
           method,
           url,
           headers: this.#key === undefined ? undefined : headers,
@@ -290,7 +306,7 @@ export class Pacer<S extends PacerStore = MemoryPacerStore> implements PacerLike
             const answered = outcome.url;
             const key =
               answered === undefined || answered === '' || answered === kept.url
-                ? kept.key
+                ? kept.asked
                 : this.#keyOf(kept.method, answered, kept.headers);
             const answer: Answer = {
               status: outcome.status,
@@ -302,6 +318,8 @@ export class Pacer<S extends PacerStore = MemoryPacerStore> implements PacerLike
               interval: quota?.interval,
             };
             settle(store.learn(key, answer, at, limits));
+            // The call's next send follows the same redirect: it is held as learnt there, in that key's queue.
+            kept.key = key;
             return undefined;
           },
           // A call that ends while its send is still held gives the slot back.

@@ -75,7 +75,10 @@ export interface Lane {
   /** A shared lane's hold after a bare 429, learnt (0: none yet), and when the latest such hold ends. */
   pause: number;
   paused: number;
-  /** Successes since a shared lane's rate was last cut, and when the first of them came: what the server accepted. */
+  /**
+   * Successes since the lane's rate was last cut (or since its last quiet spell), and when the first of them came:
+   * what the server accepted.
+   */
   won: number;
   since: number;
   /**
@@ -127,6 +130,10 @@ export interface Hold {
 /** A hold that would pass one of the caller's limits: nothing was reserved, and nothing may be sent. */
 export interface Refusal {
   readonly type: 'refused';
+  /**
+   * The hold it would take, in ms; for a reset too large to represent (later than any limit), the limit it
+   * passed: at most the smaller of `within` and `maxRetryAfter` only then.
+   */
   readonly delay: number;
   readonly reason: Held['reason'];
   /** The limit it would pass: what is left of `deadline`, or `maxRetryAfter`. */
@@ -259,14 +266,19 @@ export function learn(
     // One cut per round: a 429 to a send let go before the last cut says nothing of the rate since.
     if (answer.sentAt < lane.lastThrottle || now - lane.lastThrottle < ROUND) return lane;
     if (shared) return accepted(lane, answer.sentAt, now);
-    // The successes' rate (a bucket not yet whole counts too); with none yet, one send per round trip.
-    const succeeded = lane.measured || (lane.count * 1000) / Math.max(1, now - lane.bucket);
+    // The successes' rate (a bucket not yet whole counts too), never below what the server accepted since the
+    // last cut (buckets also count time in which nothing was sent); with none yet, one send per round trip.
+    const succeeded = Math.max(
+      lane.measured || (lane.count * 1000) / Math.max(1, now - lane.bucket),
+      acceptedSince(lane, now),
+    );
     const base = Math.min(
       lane.rate ?? Number.POSITIVE_INFINITY,
       succeeded || 1000 / Math.max(1, now - answer.sentAt),
     );
     lane.lastMax = base;
     lane.lastThrottle = now;
+    lane.won = 0;
     lane.rate = Math.max(MIN_RATE, base * BETA);
   } else if (lane.rate !== undefined && status < 400) {
     // CUBIC growth back towards the rate before the cut, then beyond; at most twice the measured rate. A shared
@@ -281,6 +293,13 @@ export function learn(
 }
 
 /**
+ * The successes since the last cut (or since the lane's last quiet spell), from the first of them on, per second
+ * over at least a round: a quota's window is no shorter.
+ */
+const acceptedSince = (lane: Lane, now: number) =>
+  lane.won === 0 ? 0 : (lane.won * 1000) / Math.max(ROUND, now - lane.since);
+
+/**
  * A shared lane's cut (at most one per round): to the rate the server accepted since the last cut, the successes
  * of every process sharing it from the first of them on (over at least a round: a quota's window is no shorter).
  * A cut by a guess (AIMD's 0.7 of the rate measured) leaves every process's queue spaced above the quota or well
@@ -292,7 +311,7 @@ function accepted(lane: Lane, sentAt: number, now: number): Lane {
   const before = lane.rate;
   // No success since the last cut, or only successes to sends after this one: no news of the rate.
   if (before !== undefined && (lane.won === 0 || sentAt < lane.since)) return lane;
-  const rate = Math.max(MIN_RATE, (Math.max(1, lane.won) * 1000) / Math.max(ROUND, now - lane.since));
+  const rate = Math.max(MIN_RATE, acceptedSince(lane, now) || 1000 / ROUND);
   if (before !== undefined && rate < before) {
     // The queue reserved at the old rate is stretched to the new one: the end of it here, each held send when
     // its slot comes (`confirm`). Else slots reserved seconds ahead at the old rate keep meeting 429s.
@@ -323,6 +342,23 @@ function earliest(lane: Lane, now: number): { slot: number; hole: number } {
     }
   }
   return { slot: Math.max(floor, lane.next), hole: -1 };
+}
+
+/**
+ * A hold of `wait` ms for `slot`, refused: it passes the rest of the deadline (`within`) or `maxRetryAfter`,
+ * whichever is smaller. A slot at the lane's horizon (a reset too large to represent) has no figure of its own:
+ * the refusal reports the cap it passed.
+ */
+function refusal(
+  slot: number,
+  wait: number,
+  within: number,
+  { maxRetryAfter }: PaceLimits,
+  reason: Held['reason'],
+): Refusal {
+  const cap = Math.min(within, maxRetryAfter);
+  const limit = within < maxRetryAfter ? 'deadline' : 'maxRetryAfter';
+  return { type: 'refused', delay: slot >= FAR ? cap : wait, reason, limit };
 }
 
 /**
@@ -368,15 +404,13 @@ export function reserve(
     slot = now;
     hole = -1;
   } else if (wait > within || wait > maxRetryAfter) {
-    return {
-      type: 'refused',
-      delay: wait,
-      reason,
-      limit: within < maxRetryAfter ? 'deadline' : 'maxRetryAfter',
-    };
+    return refusal(slot, wait, within, limits, reason);
   }
   if (hole >= 0) holes?.splice(hole, 1);
   else if (step > 0) lane.next = Math.max(lane.next, slot + step * (1 + SPREAD));
+  // Quiet for a round or more (nothing sent, nothing answered): the server was not asked meanwhile, and the
+  // successes before say nothing of its window now. What it accepts is counted afresh from this send on.
+  if (now - Math.max(lane.seen, lane.last) >= ROUND) lane.won = 0;
   lane.last = Math.max(lane.last, slot);
   lane.seen = Math.max(lane.seen, now);
   if (lane.left !== undefined) lane.left--;
@@ -409,10 +443,7 @@ export function confirm(
   const slot = lane.from + (hold.slot - lane.from) * lane.stretch;
   const wait = Math.ceil(slot - now);
   if (wait <= 0) return hold.ticket;
-  if (wait > within || wait > limits.maxRetryAfter) {
-    const limit = within < limits.maxRetryAfter ? 'deadline' : 'maxRetryAfter';
-    return { type: 'refused', delay: wait, reason: hold.reason, limit };
-  }
+  if (wait > within || wait > limits.maxRetryAfter) return refusal(slot, wait, within, limits, hold.reason);
   // Its place in the stretched queue is a reservation of its own: a later cut stretches it from there.
   return { type: 'held', ticket: ++lane.sent, slot, delay: wait, reason: hold.reason };
 }

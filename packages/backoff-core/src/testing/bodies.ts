@@ -86,24 +86,29 @@ export function cutBody(url: Path, options: CutBodyOptions): KitHandler & { read
   const etag = '"kit-body-1"';
   const handler = kitHandler('cutBody', url, (request) => {
     const size = whole.length;
-    const range = /^bytes=(\d+)-$/.exec(request.headers.get('range') ?? '');
+    const range = /^bytes=(\d+)-(\d*)$/.exec(request.headers.get('range') ?? '');
     const ifRange = request.headers.get('if-range');
-    const first = range !== null && (ifRange === null || ifRange === etag) ? Number(range[1]) : 0;
+    const partial = range !== null && (ifRange === null || ifRange === etag);
+    const first = partial ? Number(range[1]) : 0;
+    const last = partial && range[2] ? Math.min(size - 1, Number(range[2])) : size - 1;
     const headers: Record<string, string> = {
       ETag: etag,
       'Accept-Ranges': 'bytes',
       'Content-Type': 'application/octet-stream',
     };
-    if (first >= size && first > 0)
+    if (first >= size)
       return new HttpResponse(null, {
         status: 416,
         headers: { ...headers, 'Content-Range': `bytes */${size}` },
       });
-    headers['Content-Length'] = String(size - first);
-    if (first > 0) headers['Content-Range'] = `bytes ${first}-${size - 1}/${size}`;
+    headers['Content-Length'] = String(last + 1 - first);
+    if (partial) headers['Content-Range'] = `bytes ${first}-${last}/${size}`;
     const cut = nextCut(pending, first);
-    const served = whole.subarray(first, cut ?? size);
-    return new HttpResponse(pieces([served], cut !== undefined), { status: first > 0 ? 206 : 200, headers });
+    const served = whole.subarray(first, Math.min(last + 1, cut ?? size));
+    return new HttpResponse(pieces([served], cut !== undefined && cut <= last), {
+      status: partial ? 206 : 200,
+      headers,
+    });
   });
   return Object.assign(handler, { body: whole });
 }
@@ -172,20 +177,30 @@ export function eventStream(url: Path, options: EventStreamOptions): KitHandler 
     const last = request.headers.get('last-event-id');
     const from = last === null ? 0 : events.findIndex((event) => event.id === last) + 1;
     const cut = nextCut(pending, from);
-    const sent = events.slice(from, cut).map(serialize);
+    const prefix = retry === undefined ? [] : [`retry: ${retry}\n\n`];
+    const sent = [...prefix, ...events.slice(from, cut).map(serialize)];
     const unfinished = cut === undefined ? undefined : events[cut];
     // Half of the next event, its id line included: a client must not count it as received.
     if (unfinished !== undefined) {
-      const whole = serialize(unfinished);
-      sent.push(whole.slice(0, Math.ceil(whole.length / 2)));
+      const next = serialize(unfinished);
+      sent.push(next.slice(0, Math.ceil(next.length / 2)));
     }
-    if (retry !== undefined) sent.unshift(`retry: ${retry}\n\n`);
+    // The length of the whole rest of the stream: in Node, MSW ends a body of unknown length by closing the
+    // connection, so a break would look like the end.
+    const length = encoder.encode([...prefix, ...events.slice(from).map(serialize)].join('')).length;
     return new HttpResponse(
       pieces(
         sent.map((part) => encoder.encode(part)),
-        cut !== undefined && cut < events.length,
+        unfinished !== undefined,
       ),
-      { status: 200, headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' } },
+      {
+        status: 200,
+        headers: {
+          'Content-Type': 'text/event-stream',
+          'Cache-Control': 'no-cache',
+          'Content-Length': String(length),
+        },
+      },
     );
   });
 }

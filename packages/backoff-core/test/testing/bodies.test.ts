@@ -1,20 +1,9 @@
 import { getBackoffResult, withBackoff } from 'backoff-core';
-import { cutBody, eventStream, virtualTime } from 'backoff-core/testing';
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { cutBody, eventStream } from 'backoff-core/testing';
+import { describe, expect, it } from 'vitest';
+import { EXACT, server, time } from './support.ts';
 
 const URL = 'http://api.test/file';
-const server = setupServer();
-let time = virtualTime();
-beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
-afterEach(() => {
-  server.resetHandlers();
-  time.restore();
-  time = virtualTime();
-});
-afterAll(() => server.close());
-
-const EXACT = { jitter: 'none', retryAfterSpread: 0 } as const;
 
 describe('cutBody', () => {
   it('breaks the body after `at` bytes: a plain read fails with what fetch says of a lost connection', async () => {

@@ -1,26 +1,17 @@
 import { withBackoff } from 'backoff-core';
-import { type Answer, chaos, virtualTime } from 'backoff-core/testing';
+import { type Answer, chaos } from 'backoff-core/testing';
 import { HttpResponse, http } from 'msw';
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { server, time } from './support.ts';
 
 const URL = 'http://api.test/items';
 // The app's own handler, behind the chaos.
 const app = http.get(URL, () => HttpResponse.json({ items: [] }));
-const server = setupServer(app);
-let time = virtualTime();
-beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
-afterEach(() => {
-  server.resetHandlers();
-  time.restore();
-  time = virtualTime();
-});
-afterAll(() => server.close());
 
 /** What `n` plain fetches get through a fresh chaos handler made with `options`. */
 async function run(options: Parameters<typeof chaos>[0], n = 20): Promise<Answer[]> {
   const handler = chaos(options);
-  server.use(handler);
+  server.use(handler, app);
   for (let i = 0; i < n; i++) await time.run(fetch(URL).catch(() => undefined));
   server.resetHandlers();
   return handler.requests.map((r) => r.answer as Answer);
@@ -41,7 +32,7 @@ describe('chaos', () => {
   });
 
   it('passes the rest on to the handlers behind it', async () => {
-    server.use(chaos({ seed: 1 }));
+    server.use(chaos({ seed: 1 }), app);
     const response = await fetch(URL);
     expect(await response.json()).toEqual({ items: [] });
   });
@@ -53,12 +44,12 @@ describe('chaos', () => {
 
   it('adds latency on the kit’s clock: a fixed one, or one drawn in [min, max]', async () => {
     const fixed = chaos({ seed: 5, latency: 250 });
-    server.use(fixed);
+    server.use(fixed, app);
     for (let i = 0; i < 4; i++) await time.run(fetch(URL));
     expect(time.elapsed).toBe(1000);
     server.resetHandlers();
     const drawn = chaos({ seed: 5, latency: [100, 300] });
-    server.use(drawn);
+    server.use(drawn, app);
     for (let i = 0; i < 10; i++) {
       const before = time.now();
       await time.run(fetch(URL));
@@ -68,7 +59,7 @@ describe('chaos', () => {
   });
 
   it("a client's retries ride out the faults: every call ends in the app's answer", async () => {
-    server.use(chaos({ seed: 7, failRate: 0.3, resetRate: 0.1, latency: 50 }));
+    server.use(chaos({ seed: 7, failRate: 0.3, resetRate: 0.1, latency: 50 }), app);
     const api = withBackoff(fetch, { ...time.options, retries: 10 });
     for (let i = 0; i < 10; i++) {
       const response = await time.run(api(URL));

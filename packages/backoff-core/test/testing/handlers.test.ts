@@ -1,21 +1,9 @@
 import { getBackoffResult, withBackoff } from 'backoff-core';
-import { down, flaky, rateLimited, slow, virtualTime } from 'backoff-core/testing';
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { down, flaky, rateLimited, slow } from 'backoff-core/testing';
+import { describe, expect, it } from 'vitest';
+import { arrivals, EXACT, server, time } from './support.ts';
 
 const URL = 'http://api.test/items';
-const server = setupServer();
-let time = virtualTime();
-beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
-afterEach(() => {
-  server.resetHandlers();
-  time.restore();
-  time = virtualTime();
-});
-afterAll(() => server.close());
-
-const EXACT = { jitter: 'none', retryAfterSpread: 0 } as const;
-const arrivals = (requests: readonly { at: number }[]) => requests.map((r) => r.at - (requests[0]?.at ?? 0));
 const headersOf = (response: Response) => Object.fromEntries(response.headers);
 
 describe('flaky', () => {

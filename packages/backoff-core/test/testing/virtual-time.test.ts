@@ -1,23 +1,12 @@
 import { getBackoffResult, withBackoff } from 'backoff-core';
 import { down, flaky, slow, virtualTime } from 'backoff-core/testing';
 import { HttpResponse, http } from 'msw';
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { arrivals, EXACT, server } from './support.ts';
 
 const URL = 'http://api.test/items';
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
-afterEach(() => {
-  server.resetHandlers();
-  vi.useRealTimers();
-});
-afterAll(() => server.close());
+afterEach(() => vi.useRealTimers());
 
-/** Each request's arrival, in ms after the first. */
-const arrivals = (requests: readonly { at: number }[]) => requests.map((r) => r.at - (requests[0]?.at ?? 0));
-
-// No jitter and no spread: every wait is knowable, so the arrivals are exact.
-const EXACT = { jitter: 'none', retryAfterSpread: 0 } as const;
 // A Retry-After of 30 s (retry 1), then two failures the backoff waits out (retries 2 and 3: 2 s, then 4 s), then
 // the answer.
 const SCRIPT = [{ status: 503, headers: { 'Retry-After': '30' } }, 503, 503, 200] as const;

@@ -24,6 +24,10 @@ export const INTEGRATION: Readonly<Record<string, 'all' | readonly string[]>> = 
   // A real redis-server on 127.0.0.1, and fleets of processes sharing it.
   'backoff-redis': 'all',
   'shared-store': 'all',
+  // The testing examples' proofs: each runs its example's suite in a child process (jest, or vitest with the app's
+  // retry rule broken).
+  'testing-jest': 'all',
+  'testing-vitest': ['proof/wrong-retries.test.ts'],
   // The bench at a tiny size: a loopback server.
   benchmarks: ['test/smoke.test.ts'],
   // A server that holds answers (hedging), and what only a socket does (resets, stalls, keep-alive); spans and

@@ -50,6 +50,31 @@ describe('a default import holds no code of the features it does not use', () =>
   });
 });
 
+describe('the test kit stays out of an app', () => {
+  const KIT = /^(?:backoff-core\/src\/testing|msw\/)/;
+  const kitModules = (r: ReturnType<typeof row>) =>
+    [...r.modules, ...r.lazyModules].map((share) => share.module).filter((module) => KIT.test(module));
+
+  it.each(['withBackoff', 'axiosBackoff', 'kyBackoff'])(
+    '%s holds no module of backoff-core/testing or msw',
+    (name) => {
+      expect(kitModules(row(name))).toEqual([]);
+    },
+  );
+
+  // The check above can fail: an entry that imports the kit holds its modules.
+  it('an entry that imports backoff-core/testing holds the kit', async () => {
+    const entry = {
+      name: 'kit',
+      code: "export { flaky, virtualTime } from 'backoff-core/testing';",
+      external: ['msw'],
+      kind: 'reference' as const,
+    };
+    const kit = sizeRow(entry, await bundle(entry));
+    expect(kitModules(kit)).toContain('backoff-core/src/testing/clock.ts');
+  });
+});
+
 describe('counting', () => {
   it('counts the entry and its static chunks; a chunk behind import() is listed apart, not counted', async () => {
     const entry = {

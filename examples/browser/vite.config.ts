@@ -4,9 +4,10 @@ import { defaultClientConditions, defineConfig } from 'vite';
 const page = (name: string) => fileURLToPath(new URL(name, import.meta.url));
 
 /**
- * Five pages: the retry page (index.html), the test harness that runs the behaviour cases against MSW's
- * worker (harness.html), and three probes without a worker that talk to a real server on another origin: the
- * preflight probe (cors.html), the offline probe (offline.html) and the resume probe (resume.html). Workspace
+ * The pages: the retry page (index.html), the test harness that runs the behaviour cases against MSW's worker
+ * (harness.html), the test kit's handlers on MSW's worker (kit.html), the tabs sharing one store (tabs.html), and
+ * three probes without a worker that talk to a real server on another origin: the preflight probe (cors.html),
+ * the offline probe (offline.html) and the resume probe (resume.html). Workspace
  * packages resolve to their TypeScript sources (`@backoff/source`), so nothing needs building first.
  */
 export default defineConfig({
@@ -27,6 +28,7 @@ export default defineConfig({
         offline: page('offline.html'),
         resume: page('resume.html'),
         tabs: page('tabs.html'),
+        kit: page('kit.html'),
       },
     },
   },

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import * as main from 'backoff-core';
 import * as adapter from 'backoff-core/adapter';
+import * as testing from 'backoff-core/testing';
 import { describe, expect, it } from 'vitest';
 
 const SOURCES = new URL('../src/', import.meta.url);
@@ -120,7 +121,51 @@ describe('the public surface', () => {
     ]);
   });
 
-  it('every name either entry exports is documented where it is declared, so hovers and the published types show it', () => {
-    expect(undocumented([...exportedNames('index.ts'), ...exportedNames('adapter.ts')])).toEqual([]);
+  it('`backoff-core/testing` holds the MSW handlers and virtual time, for tests', () => {
+    expect(Object.keys(testing).sort()).toEqual([
+      'chaos',
+      'cutBody',
+      'down',
+      'eventStream',
+      'flaky',
+      'rateLimited',
+      'slow',
+      'virtualTime',
+    ]);
+  });
+
+  it('no module the main entry or the adapter entry loads imports the test kit or MSW', () => {
+    const imports = (file: string) =>
+      [...readFileSync(new URL(file, SOURCES), 'utf8').matchAll(/(?:from |import\()'([^']+)'/g)].map(
+        (match) => match[1] ?? '',
+      );
+    const reached = new Set<string>();
+    const visit = (file: string) => {
+      if (reached.has(file)) return;
+      reached.add(file);
+      for (const target of imports(file)) {
+        if (target.startsWith('.'))
+          visit(
+            new URL(target.replace(/\.js$/, '.ts'), new URL(file, SOURCES)).href.slice(SOURCES.href.length),
+          );
+        else reached.add(target);
+      }
+    };
+    visit('index.ts');
+    visit('adapter.ts');
+    expect(reached.size).toBeGreaterThan(30);
+    expect(
+      [...reached].filter((file) => file.startsWith('testing') || file === 'msw' || file.startsWith('msw/')),
+    ).toEqual([]);
+  });
+
+  it('every name an entry exports is documented where it is declared, so hovers and the published types show it', () => {
+    expect(
+      undocumented([
+        ...exportedNames('index.ts'),
+        ...exportedNames('adapter.ts'),
+        ...exportedNames('testing.ts'),
+      ]),
+    ).toEqual([]);
   });
 });

@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,48 +18,7 @@ export function packageDir(name: PublishedName): string {
   return join(ROOT, 'packages', name);
 }
 
-export interface RunResult {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-export interface RunOptions {
-  readonly cwd: string;
-  /** A hard limit: the child is killed after it, so a hung install cannot hang the test run. */
-  readonly timeout: number;
-  readonly env?: NodeJS.ProcessEnv;
-}
-
-/**
- * Runs a command without a shell and resolves with its exit code and output (it never rejects for a non-zero
- * exit: callers assert on the code and show the output). Asynchronous, so a server in this process keeps serving.
- */
-export function run(command: string, args: readonly string[], options: RunOptions): Promise<RunResult> {
-  return new Promise((resolvePromise) => {
-    execFile(
-      command,
-      args,
-      {
-        cwd: options.cwd,
-        timeout: options.timeout,
-        killSignal: 'SIGKILL',
-        env: options.env ?? process.env,
-        maxBuffer: 32 * 1024 * 1024,
-      },
-      (error, stdout, stderr) => {
-        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
-        const killed = error?.killed ? `\n(killed after ${options.timeout} ms)` : '';
-        resolvePromise({ code, stdout, stderr: `${stderr}${killed}` });
-      },
-    );
-  });
-}
-
-/** Output of a finished command, for an assertion message. */
-export function describeRun(what: string, result: RunResult): string {
-  return `${what} exited with ${result.code}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`;
-}
+export { describeRun, type RunOptions, type RunResult, run } from '@backoff/test-utils/run';
 
 function newestMtime(dir: string): number {
   let newest = 0;

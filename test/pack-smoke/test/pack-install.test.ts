@@ -27,6 +27,8 @@ function readJson(path: string): Record<string, Record<string, string>> {
 const AXIOS = readJson(join(packageDir('axios-backoff'), 'package.json')).devDependencies?.axios;
 const KY = readJson(join(packageDir('ky-backoff'), 'package.json')).devDependencies?.ky;
 const TYPES_NODE = readJson(join(import.meta.dirname, '../package.json')).devDependencies?.['@types/node'];
+// The test kit's peer, at the version the core's own tests of it run.
+const MSW = readJson(join(packageDir('backoff-core'), 'package.json')).devDependencies?.msw;
 
 let work = '';
 let packed: Record<PublishedName, Packed>;
@@ -48,7 +50,7 @@ async function installProject(kind: Kind): Promise<void> {
   const dir = join(work, kind);
   projects[kind] = dir;
   mkdirSync(dir);
-  const dependencies: Record<string, string> = { axios: AXIOS ?? '', ky: KY ?? '' };
+  const dependencies: Record<string, string> = { axios: AXIOS ?? '', ky: KY ?? '', msw: MSW ?? '' };
   for (const name of PUBLISHED) dependencies[name] = `file:${packed[name].tarball}`;
   const manifest = {
     name: `backoff-smoke-${kind}`,
@@ -59,11 +61,11 @@ async function installProject(kind: Kind): Promise<void> {
   };
   writeFileSync(join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   copyFileSync(join(FIXTURES, 'run.cjs'), join(dir, 'run.cjs'));
-  copyFileSync(
-    join(FIXTURES, kind === 'esm' ? 'main.mjs' : 'main.cjs'),
-    join(dir, `main.${kind === 'esm' ? 'mjs' : 'cjs'}`),
-  );
-  for (const file of ['check.ts', 'check-error-augmentation.ts', 'check-node16.ts'])
+  for (const name of ['main', 'testing']) {
+    const file = `${name}.${kind === 'esm' ? 'mjs' : 'cjs'}`;
+    copyFileSync(join(FIXTURES, file), join(dir, file));
+  }
+  for (const file of ['check.ts', 'check-error-augmentation.ts', 'check-node16.ts', 'check-testing.ts'])
     copyFileSync(join(FIXTURES, file), join(dir, file));
   const compilerOptions = {
     module: 'nodenext',
@@ -79,7 +81,8 @@ async function installProject(kind: Kind): Promise<void> {
   // `error.backoff` exists with axios's ESM typings only (see fixtures/check-error-augmentation.ts).
   const files = kind === 'esm' ? ['check.ts', 'check-error-augmentation.ts'] : ['check.ts'];
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files }, null, 2));
-  // A browser app through a bundler: DOM types, no Node types; bundlers take the ESM side of the exports.
+  // A browser app through a bundler: DOM types, no Node types; bundlers take the ESM side of the exports. The test
+  // kit's file, with Node's types too (its test runs in Node, with `msw/node`).
   const bundler = {
     ...compilerOptions,
     module: 'preserve',
@@ -90,6 +93,14 @@ async function installProject(kind: Kind): Promise<void> {
   writeFileSync(
     join(dir, 'tsconfig.bundler.json'),
     JSON.stringify({ compilerOptions: bundler, files: ['check.ts', 'check-error-augmentation.ts'] }, null, 2),
+  );
+  writeFileSync(
+    join(dir, 'tsconfig.testing.json'),
+    JSON.stringify(
+      { compilerOptions: { ...bundler, types: ['node'] }, files: ['check-testing.ts'] },
+      null,
+      2,
+    ),
   );
   // A CommonJS project on `node16` (no `require` of an ES module): ky-backoff's own recipe, `await import('ky')`,
   // in TypeScript and as the README writes it in JavaScript (checkJs).
@@ -161,8 +172,9 @@ describe('the packed tarballs', () => {
     '%s holds dist/, README.md, LICENSE, package.json and, for an adapter, MIGRATING.md only',
     (name) => {
       const files = [...packed[name].files].sort();
-      // The core has a second entry, `backoff-core/adapter`, whose shared code the bundler puts in chunks.
-      const entries = name === 'backoff-core' ? ['adapter', 'index'] : ['index'];
+      // The core has two more entries, `backoff-core/adapter` and `backoff-core/testing`, whose shared code the
+      // bundler puts in chunks.
+      const entries = name === 'backoff-core' ? ['adapter', 'index', 'testing'] : ['index'];
       const built = entries.flatMap((entry) =>
         ['cjs', 'd.cts', 'd.ts', 'js'].map((ext) => `dist/${entry}.${ext}`),
       );
@@ -264,6 +276,32 @@ describe.each(['esm', 'cjs'] as const)('a fresh %s project', (kind) => {
     ]);
   });
 
+  it('runs the test kit with MSW, its peer: a flaky endpoint retried on virtual time', async () => {
+    const file = kind === 'esm' ? 'testing.mjs' : 'testing.cjs';
+    const result = await run(process.execPath, [file], { cwd: projects[kind], timeout: 30_000 });
+    expect(result.code, describeRun(`node ${file}`, result)).toBe(0);
+    const output = JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '');
+    expect(output).toMatchObject({
+      status: 200,
+      result: { attempts: 3, totalDelay: 32_000, reason: 'success' },
+      elapsed: 32_000,
+      answers: [503, 503, 200],
+    });
+    expect(output.resolved).toContain(
+      `${projects[kind]}/node_modules/backoff-core/dist/testing.${kind === 'esm' ? 'js' : 'cjs'}`,
+    );
+    expect(output.names).toEqual([
+      'chaos',
+      'cutBody',
+      'down',
+      'eventStream',
+      'flaky',
+      'rateLimited',
+      'slow',
+      'virtualTime',
+    ]);
+  });
+
   it('type-checks with tsc, module and moduleResolution nodenext', async () => {
     const result = await run(process.execPath, [TSC, '-p', 'tsconfig.json', '--pretty', 'false'], {
       cwd: projects[kind],
@@ -289,6 +327,14 @@ describe.each(['esm', 'cjs'] as const)('a fresh %s project', (kind) => {
       timeout: 60_000,
     });
     expect(result.code, describeRun(`tsc (${kind}, bundler)`, result)).toBe(0);
+  });
+
+  it.runIf(kind === 'esm')('type-checks a test file that uses the test kit and MSW', async () => {
+    const result = await run(process.execPath, [TSC, '-p', 'tsconfig.testing.json', '--pretty', 'false'], {
+      cwd: projects[kind],
+      timeout: 60_000,
+    });
+    expect(result.code, describeRun('tsc (test kit)', result)).toBe(0);
   });
 });
 

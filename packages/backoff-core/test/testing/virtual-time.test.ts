@@ -128,9 +128,13 @@ describe('a call that never settles fails fast, naming what it waits on', () => 
   it('a wait on the real timers: the message says to give the client the kit’s', async () => {
     const time = virtualTime({ stuckAfter: 200 });
     server.use(flaky(URL, [503, 200]));
-    // The client was not given `time.options`: its 1 s wait is on a real timer the kit cannot move.
+    // The client was not given `time.options`: its 1 s wait is on timers the kit cannot move (these stand for the
+    // machine's, which a unit test may not start).
+    const foreign = { setTimeout: () => undefined, clearTimeout: () => {} };
     const controller = new AbortController();
-    const call = withBackoff(fetch, { baseDelay: 1000, jitter: 'none' })(URL, { signal: controller.signal });
+    const call = withBackoff(fetch, { baseDelay: 1000, jitter: 'none', timers: foreign })(URL, {
+      signal: controller.signal,
+    });
     await expect(time.run(call)).rejects.toThrow(
       "backoff-core/testing: the call has not settled and nothing moved for 200 ms of real time, at +0 ms of virtual time: no timer of the kit's clock is pending (0 fired). No handler of the kit holds a request (the last answered: GET http://api.test/items at flaky() → 503). It may wait on a real timer (give the client the kit's: `{ ...time.options }`, or fake the timers and pass `fakeTimers`)",
     );

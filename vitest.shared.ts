@@ -10,6 +10,8 @@ const UNIT_GUARDS = ['no-sockets.ts', 'no-wall-clock.ts'].map((file) =>
   fileURLToPath(new URL(`./test/test-utils/src/${file}`, import.meta.url)),
 );
 
+const UNIT_TIMEOUT = 30_000;
+
 /** The part of a project a unit or integration run takes (vitest.split.ts), or all of it. */
 function selected(name: string, test: TestOptions): TestOptions {
   const kind = testKind();
@@ -18,6 +20,9 @@ function selected(name: string, test: TestOptions): TestOptions {
   if (kind === 'unit') {
     if (integration === 'all') return { ...test, ...none };
     return {
+      // A unit test's timeout catches a hang, not slowness: on a busy machine a CPU-bound test (a simulation
+      // of minutes of virtual time) runs many times slower than on an idle one.
+      testTimeout: UNIT_TIMEOUT,
       ...test,
       exclude: [...configDefaults.exclude, ...(test.exclude ?? []), ...integration],
       setupFiles: [...UNIT_GUARDS, ...[test.setupFiles ?? []].flat()],

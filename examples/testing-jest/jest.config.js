@@ -3,6 +3,8 @@
 // as everywhere in this repository; an app outside it leaves `customExportConditions` and `moduleNameMapper` out.
 export default {
   testEnvironment: 'node',
+  // Three small files: run in jest's own process, without starting a worker for them (half a second saved).
+  maxWorkers: 1,
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   transform: { '\\.ts$': '@swc/jest' },
   extensionsToTreatAsEsm: ['.ts'],

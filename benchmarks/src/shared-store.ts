@@ -103,7 +103,7 @@ try {
   for (let i = 0; i < RUNS; i++) {
     const killed = await redisKilled(15_000);
     lines.push(
-      `  - ${killed.ok} of ${killed.calls} calls ok, ${killed.errors.length} failed, the longest took ${(killed.longest / 1000).toFixed(2)} s; ${killed.fallbacks} fallbacks and ${killed.resumes} resumes told (one each per process, more when a busy process missed the 250 ms once). 429s: ${killed.throttled.before} before the kill, ${killed.throttled.during} while each process paced alone, ${killed.throttled.after} in the first second after Redis came back, ${killed.throttled.later} later.`,
+      `  - ${killed.ok} of ${killed.calls} calls ok, ${killed.errors.length} failed, the longest took ${(killed.longest / 1000).toFixed(2)} s; ${killed.fallbacks} fallbacks and ${killed.resumes} resumes told (one each per process, more when a busy process missed its wait for Redis once). 429s: ${killed.throttled.before} before the kill, ${killed.throttled.during} while each process paced alone, ${killed.throttled.after} in the first second after Redis came back, ${killed.throttled.later} later.`,
     );
   }
 } finally {

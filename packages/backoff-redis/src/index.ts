@@ -1,18 +1,9 @@
 import { createHash } from 'node:crypto';
 import { CircuitBreaker, Pacer } from 'backoff-core';
-import { CIRCUIT_SCRIPT, PACE_SCRIPT } from './scripts.js';
+import { type RedisClientLike, type ScriptClient, scriptClient } from './clients.js';
+import { CHECK_SCRIPT, CIRCUIT_SCRIPT, PACE_SCRIPT } from './scripts.js';
 
-/**
- * What the store needs of a node-redis client (`createClient()` from `redis`, connected): scripts by SHA, and a
- * ping to see it back. A cluster or a client of another library with these three methods works too.
- */
-export interface RedisClientLike {
-  evalSha(sha1: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
-  scriptLoad(script: string): Promise<unknown>;
-  ping(): Promise<unknown>;
-  /** node-redis: `false` while it is disconnected (the store then paces locally at once, without waiting). */
-  readonly isReady?: boolean;
-}
+export type { IoRedisLike, NodeRedisLike, RedisClientLike } from './clients.js';
 
 /** Passed to `onFallback`: why the store paces and breaks locally for now. */
 export interface RedisFallbackEvent {
@@ -27,7 +18,11 @@ export interface RedisFallbackEvent {
 
 /** Options of a `RedisStore`. */
 export interface RedisStoreOptions {
-  /** A connected node-redis client (`await createClient({ url }).connect()`), yours to close. */
+  /**
+   * A node-redis client or cluster (`createClient()`, `createCluster()`) or an ioredis one (`new Redis()`,
+   * `new Cluster()`), yours to connect and close. It need not be connected yet: until it is, the store works
+   * locally.
+   */
   client: RedisClientLike;
   /**
    * The start of every key the store writes: one per app (or per quota), so that apps sharing one Redis keep
@@ -36,12 +31,13 @@ export interface RedisStoreOptions {
    */
   prefix?: string | undefined;
   /**
-   * How long an operation waits for Redis, in ms: past it, the store paces and breaks locally (in this process's
-   * memory) until Redis answers a ping again. A call never waits on Redis longer than this.
-   * @default 250
+   * The longest an operation waits for Redis, in ms: past its wait, the store paces and breaks locally (in this
+   * process's memory) until Redis answers again. The wait adapts to the round trips measured, as TCP's does (the
+   * smoothed round trip plus four times its variation), between 250 ms (or this, if lower) and this.
+   * @default 1000
    */
   timeout?: number | undefined;
-  /** How often a ping asks whether Redis is back while the store works locally, in ms. @default 500 */
+  /** How often a probe asks whether Redis is back while the store works locally, in ms. @default 500 */
   probeInterval?: number | undefined;
   /**
    * Called once when Redis stops answering (the store works locally from then on), and once for each key that
@@ -58,6 +54,34 @@ export interface RedisStoreOptions {
    */
   clock?: 'redis' | 'caller' | undefined;
 }
+
+/** What `store.stats()` answers: how often the store fell back, and how long it waits for Redis now. */
+export interface RedisStoreStats {
+  /** Times the store stopped waiting for Redis and went local (not counting keys holding another writer's value). */
+  readonly fallbacks: number;
+  /** Times Redis answered again after a fallback (the store shared again). */
+  readonly resumes: number;
+  /** Answers that came after the store had stopped waiting for them: each a fallback a longer wait would have spared. */
+  readonly lateAnswers: number;
+  /** How long an operation waits for Redis now, in ms (adapted to the round trips measured). */
+  readonly timeout: number;
+  /** The smoothed round trip measured, in ms (`undefined` before the first answer). */
+  readonly roundTrip: number | undefined;
+}
+
+/** What `store.check()` answers: Redis answered (`'shared'`), or the store works locally for now (`'local'`). */
+export type RedisStoreCheck = 'shared' | 'local';
+
+/** The shortest wait for Redis: below it, a busy event loop alone would make the store fall back. */
+const FLOOR = 250;
+/**
+ * Redis's answers that mean the client's credentials or ACL are wrong: no wait makes them right. (A command a
+ * script runs that the ACL denies is an ERR naming no command.)
+ */
+const REFUSED = /\b(WRONGPASS|NOAUTH|NOPERM)\b|user executing the script can't/;
+
+/** Warned once per process: every store on one Redis would say the same. */
+let evictionWarned = false;
 
 const sha1 = (text: string) => createHash('sha1').update(text).digest('hex');
 /** A number as Lua reads it: Infinity included. */
@@ -92,6 +116,16 @@ class TimeoutError extends Error {
   override readonly name = 'TimeoutError';
 }
 
+/** Redis refused the client: what to fix. */
+function refusal(error: unknown): Error {
+  return new Error(
+    `Redis refused the store's client: ${String((error as Error)?.message ?? error)}. Check the user and password in the client's options (\`url: 'redis://user:password@host:6379'\`), and that its ACL allows what the store runs: \`+evalsha +eval +get +set +time ~<prefix>*\`.`,
+    { cause: error },
+  );
+}
+
+const CHECK_SHA = sha1(CHECK_SCRIPT);
+
 function fail(name: string, expected: string, value: unknown): never {
   throw new TypeError(
     `Expected \`${name}\` to be ${expected}, got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}.`,
@@ -102,17 +136,26 @@ function fail(name: string, expected: string, value: unknown): never {
  * One quota and one view of each backend across processes: a store for the `Pacer` (`store.pacer`) and the
  * `CircuitBreaker` (`store.breaker`) in Redis. Each operation is one atomic round trip (a Lua script run by
  * EVALSHA, on Redis's clock); keys expire once idle. When Redis is slow or gone, every operation falls back to
- * this process's memory within `timeout` (250 ms by default), `onFallback` is told once, and a ping every
- * `probeInterval` brings the store back (`onResume`) without a restart.
+ * this process's memory within its wait (adapted to the round trips measured, 1000 ms at most by default),
+ * `onFallback` is told once, and a probe every `probeInterval` brings the store back (`onResume`) without a
+ * restart.
  */
 export class RedisStore {
   /** The store for `new Pacer({ store })`. */
   readonly pacer: Required<Pacer.Store>;
   /** The store for `new CircuitBreaker({ store })`. */
   readonly breaker: CircuitBreaker.Store;
-  readonly #client: RedisClientLike;
+  readonly #client: ScriptClient;
   readonly #prefix: string;
-  readonly #timeout: number;
+  /** The longest wait for Redis (the `timeout` option), and the shortest. */
+  readonly #cap: number;
+  readonly #floor: number;
+  /** The smoothed round trip and its variation, in ms (RFC 6298's SRTT and RTTVAR). */
+  #srtt: number | undefined;
+  #rttvar = 0;
+  #fallbacks = 0;
+  #resumes = 0;
+  #late = 0;
   readonly #probeInterval: number;
   readonly #onFallback: ((event: RedisFallbackEvent) => void) | undefined;
   readonly #onResume: (() => void) | undefined;
@@ -132,9 +175,14 @@ export class RedisStore {
   constructor(options: RedisStoreOptions) {
     if (typeof options !== 'object' || options === null)
       fail('options', 'an object with a `client`', options);
-    const { client, prefix = 'backoff:', timeout = 250, probeInterval = 500, clock = 'redis' } = options;
-    if (typeof client?.evalSha !== 'function' || typeof client.scriptLoad !== 'function') {
-      fail('client', 'a connected node-redis client (createClient() from `redis`)', client);
+    const { prefix = 'backoff:', timeout = 1000, probeInterval = 500, clock = 'redis' } = options;
+    const client = scriptClient(options.client);
+    if (client === undefined) {
+      fail(
+        'client',
+        'a node-redis client (createClient() from `redis`), an ioredis one (new Redis() from `ioredis`), or an object with `evalSha` and `eval` as node-redis has them',
+        options.client,
+      );
     }
     if (typeof prefix !== 'string') fail('prefix', 'a string', prefix);
     if (!(timeout > 0 && Number.isFinite(timeout))) fail('timeout', 'a number of ms above 0', timeout);
@@ -144,7 +192,8 @@ export class RedisStore {
     if (clock !== 'redis' && clock !== 'caller') fail('clock', "'redis' or 'caller'", clock);
     this.#client = client;
     this.#prefix = prefix;
-    this.#timeout = timeout;
+    this.#cap = timeout;
+    this.#floor = Math.min(FLOOR, timeout);
     this.#probeInterval = probeInterval;
     this.#onFallback = options.onFallback;
     this.#onResume = options.onResume;
@@ -158,16 +207,173 @@ export class RedisStore {
     return this.#down;
   }
 
-  /** Stops the ping that looks for Redis while the store works locally (the client is yours to close). */
+  /** How often the store fell back and came back, and how long it waits for Redis now. */
+  stats(): RedisStoreStats {
+    return {
+      fallbacks: this.#fallbacks,
+      resumes: this.#resumes,
+      lateAnswers: this.#late,
+      timeout: this.#wait(),
+      roundTrip: this.#srtt,
+    };
+  }
+
+  /**
+   * Asks Redis, once, whether the store can share through it: `'shared'` when it ran the store's commands,
+   * `'local'` when it is not reachable within the store's wait (the store paces locally, and shares again once it
+   * is). Rejects when Redis refuses the client (a wrong password, an ACL without a command the store needs): no
+   * wait would make that right. Warns (`BACKOFF_REDIS_EVICTION`) when Redis evicts keys under memory pressure.
+   */
+  async check(): Promise<RedisStoreCheck> {
+    const client = this.#client;
+    if (!client.ready()) {
+      const refused = await this.#connected();
+      if (refused !== undefined) throw refusal(refused);
+      if (!client.ready()) {
+        this.#fallBack(new Error('The Redis client is not connected.'));
+        return 'local';
+      }
+    }
+    try {
+      await this.#within(this.#checkScript(true));
+    } catch (error) {
+      if (REFUSED.test(String((error as Error)?.message))) throw refusal(error);
+      this.#fallBack(error);
+      return 'local';
+    }
+    this.#resume();
+    await this.#evictionCheck();
+    return 'shared';
+  }
+
+  /** Stops the probe that looks for Redis while the store works locally (the client is yours to close). */
   close(): void {
     clearTimeout(this.#probe);
     this.#probe = undefined;
   }
 
+  /** The wait for Redis now: the measured round trip plus four times its variation, within the floor and cap. */
+  #wait(): number {
+    if (this.#srtt === undefined) return this.#cap;
+    return Math.min(this.#cap, Math.max(this.#floor, Math.ceil(this.#srtt + 4 * this.#rttvar)));
+  }
+
+  /** One round trip measured (RFC 6298, 2.2 and 2.3). */
+  #measure(ms: number): void {
+    if (this.#srtt === undefined) {
+      this.#srtt = ms;
+      this.#rttvar = ms / 2;
+      return;
+    }
+    this.#rttvar = 0.75 * this.#rttvar + 0.25 * Math.abs(this.#srtt - ms);
+    this.#srtt = 0.875 * this.#srtt + 0.125 * ms;
+  }
+
   /**
-   * Runs `script` on `key` within the timeout: its answer, or `undefined` when the store works locally (for
-   * now, or for this key: its value is another writer's). An answer that comes after the timeout goes to
-   * `late` (Redis ran the operation after all, once it was back).
+   * `operation`'s answer within the wait, else a TimeoutError. Each answer's round trip is measured, a late one's
+   * too (it says the wait was too short).
+   */
+  async #within<T>(operation: Promise<T>, late?: (answer: T) => void): Promise<T> {
+    const wait = this.#wait();
+    const start = performance.now();
+    let timedOut = false;
+    const remote = operation.then((answer) => {
+      this.#measure(performance.now() - start);
+      if (timedOut) {
+        this.#late++;
+        late?.(answer);
+      }
+      return answer;
+    });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      // Past the wait, one more turn for I/O: after a busy stretch of this process, timers run before the
+      // reply that came meanwhile is read, and a late loop is no slow Redis.
+      timer = setTimeout(
+        () =>
+          setImmediate(() => {
+            timedOut = true;
+            reject(new TimeoutError(`Redis did not answer within ${wait} ms.`));
+          }),
+        wait,
+      );
+    });
+    try {
+      return await Promise.race([remote, timeout]);
+    } catch (error) {
+      remote.catch(() => {});
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Runs `script` by SHA; by its text when Redis does not have it (a restart, SCRIPT FLUSH, a Cluster node). */
+  async #script(script: string, sha: string, keys: string[], args: string[]): Promise<unknown> {
+    try {
+      return await this.#client.evalSha(sha, keys, args);
+    } catch (error) {
+      // EVAL, not SCRIPT LOAD: it goes to the node that owns the key, and leaves the script there for next time.
+      if (!String((error as Error)?.message).startsWith('NOSCRIPT')) throw error;
+      return await this.#client.eval(script, keys, args);
+    }
+  }
+
+  /** The check script on the store's own key; `text`: by its text too, so that an ACL without EVAL shows. */
+  async #checkScript(text: boolean): Promise<unknown> {
+    const keys = [`${this.#prefix}check`];
+    if (text) await this.#client.eval(CHECK_SCRIPT, keys, []);
+    return this.#script(CHECK_SCRIPT, CHECK_SHA, keys, []);
+  }
+
+  /**
+   * Waits, at most the store's wait, for a client that is not connected yet: `undefined` once it is (or the wait
+   * is over), or the error with which Redis refused it.
+   */
+  async #connected(): Promise<unknown> {
+    const listen = this.#client.listen;
+    if (listen === undefined) return undefined;
+    const removers: Array<() => void> = [];
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      return await new Promise<unknown>((resolve) => {
+        removers.push(listen('ready', () => resolve(undefined)));
+        removers.push(
+          listen('error', (error) => {
+            if (REFUSED.test(String((error as Error)?.message))) resolve(error);
+          }),
+        );
+        timer = setTimeout(() => resolve(undefined), this.#cap);
+      });
+    } finally {
+      clearTimeout(timer);
+      for (const remove of removers) remove();
+    }
+  }
+
+  /** Warns once when Redis may evict the store's keys; INFO may be refused by an ACL: then nothing is said. */
+  async #evictionCheck(): Promise<void> {
+    if (evictionWarned || this.#client.memoryInfo === undefined) return;
+    let info: string;
+    try {
+      info = String(await this.#within(this.#client.memoryInfo()));
+    } catch {
+      return;
+    }
+    const policy = /^maxmemory_policy:(\S+)/m.exec(info)?.[1];
+    const limit = Number(/^maxmemory:(\d+)/m.exec(info)?.[1] ?? 0);
+    if (policy === undefined || policy === 'noeviction' || limit === 0 || evictionWarned) return;
+    evictionWarned = true;
+    process.emitWarning(
+      `Redis evicts keys when it reaches maxmemory (maxmemory-policy ${policy}, maxmemory ${limit} bytes): the store's pace and circuit keys (all with a TTL) may be dropped without a word, and with them a learnt quota or an open circuit. Give the store a Redis with maxmemory-policy noeviction (writes then fail, and the store paces locally, saying so).`,
+      { code: 'BACKOFF_REDIS_EVICTION' },
+    );
+  }
+
+  /**
+   * Runs `script` on `key` within the wait: its answer, or `undefined` when the store works locally (for now,
+   * or for this key: its value is another writer's). An answer that comes after the wait goes to `late` (Redis
+   * ran the operation after all, once it was back).
    */
   async #run(
     script: string,
@@ -177,43 +383,16 @@ export class RedisStore {
     late?: (answer: string[]) => void,
   ): Promise<string[] | undefined> {
     if (this.#down) return undefined;
-    if (this.#client.isReady === false) {
+    if (!this.#client.ready()) {
       this.#fallBack(new Error('The Redis client is not connected.'));
       return undefined;
     }
-    const keys = [key];
-    const remote = (async () => {
-      try {
-        return await this.#client.evalSha(sha, { keys, arguments: args });
-      } catch (error) {
-        // Redis restarted or flushed its scripts: load it again, once.
-        if (!String((error as Error)?.message).startsWith('NOSCRIPT')) throw error;
-        await this.#client.scriptLoad(script);
-        return await this.#client.evalSha(sha, { keys, arguments: args });
-      }
-    })();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timedOut = new Promise<never>((_, reject) => {
-      // Past the timeout, one more turn for I/O: after a busy stretch of this process, timers run before the
-      // reply that came meanwhile is read, and a late loop is no slow Redis.
-      timer = setTimeout(
-        () =>
-          setImmediate(() => reject(new TimeoutError(`Redis did not answer within ${this.#timeout} ms.`))),
-        this.#timeout,
-      );
-    });
     let answer: string[];
     try {
-      answer = (await Promise.race([remote, timedOut])) as string[];
+      answer = (await this.#within(this.#script(script, sha, [key], args), late as never)) as string[];
     } catch (error) {
-      remote.then(
-        (value) => late?.(value as string[]),
-        () => {},
-      );
       this.#fallBack(error);
       return undefined;
-    } finally {
-      clearTimeout(timer);
     }
     return this.#readable(key, answer) ? answer : undefined;
   }
@@ -238,8 +417,18 @@ export class RedisStore {
   #fallBack(error: unknown): void {
     if (this.#down) return;
     this.#down = true;
+    this.#fallbacks++;
     this.#schedule();
     this.#tell(this.#onFallback, { error });
+  }
+
+  #resume(): void {
+    if (!this.#down) return;
+    clearTimeout(this.#probe);
+    this.#probe = undefined;
+    this.#down = false;
+    this.#resumes++;
+    this.#tell(this.#onResume);
   }
 
   /** Calls a listener: its failure is its own, the store goes on. */
@@ -256,26 +445,17 @@ export class RedisStore {
     this.#probe.unref?.();
   }
 
+  /** The probe: the check script, which needs no command beyond those the store runs (no PING in its ACL). */
   async #ping(): Promise<void> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      if (this.#client.isReady === false) throw new Error('not connected');
-      await Promise.race([
-        this.#client.ping(),
-        new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new TimeoutError('ping')), this.#timeout);
-        }),
-      ]);
+      if (!this.#client.ready()) throw new Error('not connected');
+      await this.#within(this.#checkScript(false));
     } catch {
       if (this.#probe !== undefined) this.#schedule();
       return;
-    } finally {
-      clearTimeout(timer);
     }
     if (this.#probe === undefined) return;
-    this.#probe = undefined;
-    this.#down = false;
-    this.#tell(this.#onResume);
+    this.#resume();
   }
 
   #pacerStore(): Required<Pacer.Store> {
@@ -288,7 +468,7 @@ export class RedisStore {
     const giveBack = (k: string, now: number) => (late: string[]) => {
       if (late[1] !== 'held') return;
       const args = ['release', arg(now), this.#server, late[3] ?? '', late[7] ?? ''];
-      this.#client.evalSha(sha, { keys: [key(k)], arguments: args }).catch(() => {});
+      this.#client.evalSha(sha, [key(k)], args).catch(() => {});
     };
     const run = (k: string, op: string, now: number, args: string[]) =>
       this.#run(

@@ -518,3 +518,13 @@ else
   return answer
 end
 `;
+
+/**
+ * KEYS[1]: a key of the store's own (`${prefix}check`). Runs every command the other scripts run (TIME, SET, GET) on
+ * a key under the prefix, so that an ACL that would refuse one of them refuses it here, at `check()`.
+ */
+export const CHECK_SCRIPT = `
+local t = redis.call('TIME')
+redis.call('SET', KEYS[1], t[1], 'PX', 60000)
+return {redis.call('GET', KEYS[1])}
+`;

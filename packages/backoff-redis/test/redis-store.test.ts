@@ -1,5 +1,6 @@
 import { VirtualClock } from '@backoff/test-utils';
 import { CircuitBreaker, Pacer, withBackoff } from 'backoff-core';
+import { Redis } from 'ioredis';
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { RedisStore } from '../src/index.ts';
@@ -53,6 +54,25 @@ describe('RedisStore', () => {
     expect(await other.pacer.read('https://api.test', T)).toBe(2000);
     const reserved = await other.pacer.reserve('https://api.test', T, Infinity, () => 0, LIMITS);
     expect(reserved).toMatchObject({ type: 'held', reason: 'rate-limit', slot: T + 2000, delay: 2000 });
+  });
+
+  it('a process on node-redis and one on ioredis share one quota', async () => {
+    const prefix = `mixed${++app}:`;
+    const io = new Redis(server.url);
+    io.on('error', () => {});
+    clients.push({ destroy: () => io.disconnect() });
+    const one = new RedisStore({ client: await connect(), prefix, ...CALLER });
+    const other = new RedisStore({ client: io, prefix, ...CALLER });
+    expect(await other.check()).toBe('shared');
+    await one.pacer.learn('https://api.test', spent(T), T, LIMITS);
+    expect(await other.pacer.reserve('https://api.test', T, Infinity, () => 0, LIMITS)).toMatchObject({
+      type: 'held',
+      slot: T + 2000,
+    });
+    expect(await one.pacer.reserve('https://api.test', T, Infinity, () => 0, LIMITS)).toMatchObject({
+      type: 'held',
+      slot: T + 2105,
+    });
   });
 
   it("on Redis's own clock (the default) too: what one process learns holds the other's sends", async () => {
@@ -147,7 +167,7 @@ describe('RedisStore when Redis is gone', () => {
     const hang = () => new Promise<never>(() => {});
     const onFallback = vi.fn();
     const store = new RedisStore({
-      client: { evalSha: hang, scriptLoad: hang, ping: hang },
+      client: { evalSha: hang, eval: hang },
       timeout: 100,
       onFallback,
       ...CALLER,

@@ -2,7 +2,7 @@ import { paceFleet } from '@backoff/test-utils';
 import fc from 'fast-check';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type RedisClientLike, RedisStore } from '../src/index.ts';
+import { type NodeRedisLike, RedisStore } from '../src/index.ts';
 import { type RedisServer, startRedisServer } from './support/redis-server.ts';
 
 // Fleets of calls paced through a RedisStore on the caller's clock, in virtual time (`paceFleet`: the runner's
@@ -32,7 +32,7 @@ type Fault = 'stall' | 'reset' | 'restart';
  * (a slow Redis, its data kept: what CLIENT PAUSE does), `reset` and `restart` refuse every command at once (the
  * connection reset; `restart`: Redis comes back empty).
  */
-class Faulty implements RedisClientLike {
+class Faulty implements NodeRedisLike {
   #fault: Fault | undefined;
   #held: Array<() => void> = [];
   constructor(readonly keys: string) {}
@@ -46,11 +46,8 @@ class Faulty implements RedisClientLike {
   evalSha(sha: string, options: { keys: string[]; arguments: string[] }) {
     return this.#call(() => redis.evalSha(sha, options));
   }
-  scriptLoad(script: string) {
-    return this.#call(() => redis.scriptLoad(script));
-  }
-  ping() {
-    return this.#call(() => redis.ping());
+  eval(script: string, options: { keys: string[]; arguments: string[] }) {
+    return this.#call(() => redis.eval(script, options));
   }
   down(fault: Fault) {
     this.#fault = fault;
@@ -65,9 +62,9 @@ class Faulty implements RedisClientLike {
 }
 
 /**
- * A RedisStore through `Faulty`, on the caller's clock, pinging every 5 ms while Redis is gone. It gives up on a
- * command after its default 250 ms: a stalled one is never answered before `up()`, and a busy machine never
- * makes a healthy one that slow.
+ * A RedisStore through `Faulty`, on the caller's clock, probing every 5 ms while Redis is gone. It gives up on a
+ * command after its wait (250 ms on loopback, 1 s before its first answer): a stalled one is never answered
+ * before `up()`, and a busy machine never makes a healthy one that slow.
  */
 function faulty() {
   const prefix = `stalls${++app}:`;

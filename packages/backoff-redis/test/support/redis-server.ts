@@ -50,7 +50,8 @@ async function ready(port: number, child: ChildProcess): Promise<void> {
   });
 }
 
-export async function startRedisServer(port?: number): Promise<RedisServer> {
+/** `port`: a port of its own choosing (else a free one); `args`: more of redis-server's options. */
+export async function startRedisServer(port?: number, args: readonly string[] = []): Promise<RedisServer> {
   const chosen = port ?? (await freePort());
   let child: ChildProcess;
   const start = async () => {
@@ -67,6 +68,7 @@ export async function startRedisServer(port?: number): Promise<RedisServer> {
         'no',
         '--loglevel',
         'notice',
+        ...args,
       ],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );

@@ -1,5 +1,8 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /** A free TCP port on 127.0.0.1, as the OS hands one out. */
 export function freePort(): Promise<number> {
@@ -22,6 +25,8 @@ export function hasRedisServer(): boolean {
 export interface RedisServer {
   readonly port: number;
   readonly url: string;
+  /** Whether it runs (not killed nor stopped). */
+  alive(): boolean;
   /** Kills it (SIGKILL: as a crash would). */
   kill(): Promise<void>;
   /** Starts it again on the same port (empty: nothing was saved). */
@@ -53,6 +58,8 @@ async function ready(port: number, child: ChildProcess): Promise<void> {
 /** `port`: a port of its own choosing (else a free one); `args`: more of redis-server's options. */
 export async function startRedisServer(port?: number, args: readonly string[] = []): Promise<RedisServer> {
   const chosen = port ?? (await freePort());
+  // A directory of its own: a dump.rdb left anywhere else is never loaded, and nothing is written to the repo.
+  const dir = mkdtempSync(join(tmpdir(), 'backoff-redis-'));
   let child: ChildProcess;
   const start = async () => {
     child = spawn(
@@ -66,6 +73,8 @@ export async function startRedisServer(port?: number, args: readonly string[] = 
         '',
         '--appendonly',
         'no',
+        '--dir',
+        dir,
         '--loglevel',
         'notice',
         ...args,
@@ -84,8 +93,12 @@ export async function startRedisServer(port?: number, args: readonly string[] = 
   return {
     port: chosen,
     url: `redis://127.0.0.1:${chosen}`,
+    alive: () => child.exitCode === null && child.signalCode === null,
     kill: () => end('SIGKILL'),
     restart: start,
-    stop: () => end('SIGTERM'),
+    stop: async () => {
+      await end('SIGTERM');
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
 }

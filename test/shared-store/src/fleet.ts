@@ -17,6 +17,8 @@ export interface WorkerConfig {
   readonly interval: number;
   readonly retries: number;
   readonly deadline: number;
+  /** The store's `timeout` (its default when absent). */
+  readonly storeTimeout?: number | undefined;
 }
 
 /** What a worker printed. */
@@ -56,6 +58,7 @@ export interface FleetOptions {
   readonly redis: string | undefined;
   readonly retries?: number;
   readonly deadline?: number;
+  readonly storeTimeout?: number | undefined;
   /** Things to do during the run, ms after its start (kill Redis, take the backend down). */
   readonly during?: (
     at: (ms: number, act: () => unknown) => void,
@@ -102,6 +105,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetRun> {
           interval,
           retries: options.retries ?? 20,
           deadline: options.deadline ?? 30_000,
+          storeTimeout: options.storeTimeout,
         };
         return new Promise<void>((resolve, reject) => {
           const child = spawn(

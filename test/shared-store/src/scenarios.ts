@@ -27,8 +27,12 @@ function paced(run: FleetRun): PacedRun {
 }
 
 /** Pacers sharing one RedisStore, or one pacer per process. */
-export async function pacing(redis: string | undefined, headers: boolean): Promise<PacedRun> {
-  return paced(await runFleet({ ...FLEET, headers, feature: 'pacer', redis }));
+export async function pacing(
+  redis: string | undefined,
+  headers: boolean,
+  storeTimeout?: number,
+): Promise<PacedRun> {
+  return paced(await runFleet({ ...FLEET, headers, feature: 'pacer', redis, storeTimeout }));
 }
 
 /**

@@ -33,10 +33,16 @@ export interface RedisStoreOptions {
   /**
    * The longest an operation waits for Redis, in ms: past its wait, the store paces and breaks locally (in this
    * process's memory) until Redis answers again. The wait adapts to the round trips measured, as TCP's does (the
-   * smoothed round trip plus four times its variation), between 250 ms (or this, if lower) and this.
+   * smoothed round trip plus four times its variation), between `minTimeout` and this.
    * @default 1000
    */
   timeout?: number | undefined;
+  /**
+   * The shortest wait for Redis, in ms (`timeout` when that is lower): raise it where a busy host makes a healthy
+   * Redis answer slowly now and then, and a fallback is worse than a wait.
+   * @default 250
+   */
+  minTimeout?: number | undefined;
   /** How often a probe asks whether Redis is back while the store works locally, in ms. @default 500 */
   probeInterval?: number | undefined;
   /**
@@ -72,7 +78,7 @@ export interface RedisStoreStats {
 /** What `store.check()` answers: Redis answered (`'shared'`), or the store works locally for now (`'local'`). */
 export type RedisStoreCheck = 'shared' | 'local';
 
-/** The shortest wait for Redis: below it, a busy event loop alone would make the store fall back. */
+/** The shortest wait for Redis by default: below it, a busy event loop alone would make the store fall back. */
 const FLOOR = 250;
 /**
  * Redis's answers that mean the client's credentials or ACL are wrong: no wait makes them right. (A command a
@@ -175,7 +181,13 @@ export class RedisStore {
   constructor(options: RedisStoreOptions) {
     if (typeof options !== 'object' || options === null)
       fail('options', 'an object with a `client`', options);
-    const { prefix = 'backoff:', timeout = 1000, probeInterval = 500, clock = 'redis' } = options;
+    const {
+      prefix = 'backoff:',
+      timeout = 1000,
+      minTimeout = FLOOR,
+      probeInterval = 500,
+      clock = 'redis',
+    } = options;
     const client = scriptClient(options.client);
     if (client === undefined) {
       fail(
@@ -186,6 +198,9 @@ export class RedisStore {
     }
     if (typeof prefix !== 'string') fail('prefix', 'a string', prefix);
     if (!(timeout > 0 && Number.isFinite(timeout))) fail('timeout', 'a number of ms above 0', timeout);
+    if (!(minTimeout > 0 && Number.isFinite(minTimeout))) {
+      fail('minTimeout', 'a number of ms above 0', minTimeout);
+    }
     if (!(probeInterval > 0 && Number.isFinite(probeInterval))) {
       fail('probeInterval', 'a number of ms above 0', probeInterval);
     }
@@ -193,7 +208,7 @@ export class RedisStore {
     this.#client = client;
     this.#prefix = prefix;
     this.#cap = timeout;
-    this.#floor = Math.min(FLOOR, timeout);
+    this.#floor = Math.min(minTimeout, timeout);
     this.#probeInterval = probeInterval;
     this.#onFallback = options.onFallback;
     this.#onResume = options.onResume;

@@ -96,6 +96,25 @@ describe('RedisStore: the wait for Redis', () => {
     store.close();
   });
 
+  it('`minTimeout` raises the floor: a Redis that answered in 1 ms may then take 600 ms without a fallback', async () => {
+    fake();
+    let delay = 1;
+    const { client } = scripted(() => delay);
+    const store = new RedisStore({ client, clock: 'caller', minTimeout: 800 });
+    for (let i = 0; i < 10; i++) await read(store);
+    expect(store.stats().timeout).toBe(800);
+    delay = 600;
+    expect(await read(store)).toBe(true);
+    expect(store.stats()).toMatchObject({ fallbacks: 0, lateAnswers: 0 });
+    store.close();
+  });
+
+  it('a `minTimeout` that is no number of ms is refused, naming the option', () => {
+    expect(() => new RedisStore({ client: scripted(() => 1).client, minTimeout: -1 })).toThrow(
+      'Expected `minTimeout` to be a number of ms above 0, got -1.',
+    );
+  });
+
   it('`timeout` caps the wait, and a `timeout` below 250 ms is the floor too', async () => {
     fake();
     const slow = new RedisStore({ client: scripted(() => 5000).client, clock: 'caller', timeout: 2000 });

@@ -208,3 +208,135 @@ describe('holds a shared store keeps renewing', () => {
     expect(clock.waits).toEqual([400, 400, 400, 400, 400]);
   });
 });
+
+describe('a store that answers after the deadline', () => {
+  /** A call's settlement, seen without awaiting it. */
+  const watch = (call: Promise<unknown>) => {
+    const seen: { error?: unknown; done: boolean } = { done: false };
+    call.then(
+      () => {
+        seen.done = true;
+      },
+      (error: unknown) => {
+        Object.assign(seen, { error, done: true });
+      },
+    );
+    return seen;
+  };
+
+  it("a pacer's reservation still unanswered at the deadline ends the call there with a TimeoutError; the hold it grants later is given back", async () => {
+    const { store, memory, pending, release } = lateStore();
+    const clock = new VirtualClock();
+    clock.auto = false;
+    // The key's quota is spent for 1 s: the reservation answered late is a hold, within the 2 s deadline.
+    memory.learn(
+      'https://api.test',
+      {
+        status: 200,
+        ticket: 0,
+        sentAt: clock.now(),
+        serverDelay: undefined,
+        remaining: 0,
+        reset: 1000,
+        interval: 100,
+      },
+      clock.now(),
+      LIMITS,
+    );
+    const fetch = vi.fn(ok);
+    const send = withBackoff(fetch, {
+      pacer: new Pacer({ store }),
+      deadline: 2000,
+      now: clock.now,
+      timers: clock.timers,
+    });
+    const seen = watch(send('https://api.test/a'));
+    await vi.waitFor(() => expect(pending).toHaveLength(1));
+    clock.advance(1999);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen.done).toBe(false);
+    clock.advance(1);
+    await vi.waitFor(() => expect(seen.done).toBe(true));
+    expect(seen.error).toMatchObject({ name: 'TimeoutError' });
+    expect(fetch).not.toHaveBeenCalled();
+    expect(clock.pendingCount).toBe(0);
+    expect(release).not.toHaveBeenCalled();
+    pending[0]?.();
+    await vi.waitFor(() => expect(release).toHaveBeenCalledTimes(1));
+    expect(release.mock.calls[0]?.[1]).toMatchObject({ type: 'held' });
+  });
+
+  it("a breaker's admission still unanswered at the deadline ends the call there with a TimeoutError, nothing sent; the call's end reaches the store later", async () => {
+    const memory = new CircuitBreaker.MemoryStore();
+    let admit: (() => void) | undefined;
+    const record = vi.fn(() => undefined);
+    const store: CircuitBreaker.Store = {
+      admit: (...args) =>
+        new Promise((resolve) => {
+          admit = () => resolve(memory.admit(...args));
+        }),
+      record,
+      read: (origin) => Promise.resolve(memory.read(origin)),
+      entries: () => memory.entries(),
+      replace: (circuits) => memory.replace(circuits),
+    };
+    const clock = new VirtualClock();
+    clock.auto = false;
+    const fetch = vi.fn(ok);
+    const send = withBackoff(fetch, {
+      circuitBreaker: new CircuitBreaker({ store }),
+      deadline: 2000,
+      now: clock.now,
+      timers: clock.timers,
+    });
+    const seen = watch(send('https://api.test/a'));
+    await vi.waitFor(() => expect(admit).toBeDefined());
+    clock.advance(2000);
+    await vi.waitFor(() => expect(seen.done).toBe(true));
+    expect(seen.error).toMatchObject({ name: 'TimeoutError' });
+    expect(fetch).not.toHaveBeenCalled();
+    expect(clock.pendingCount).toBe(0);
+    admit?.();
+    await vi.waitFor(() => expect(record).toHaveBeenCalledTimes(1));
+    const [origin, , failed] = record.mock.calls[0] as unknown[];
+    expect([origin, failed]).toEqual(['https://api.test', undefined]);
+  });
+
+  it("a breaker's store still reading the circuit after an answer at the deadline no longer holds the call: it ends with its answer", async () => {
+    const memory = new CircuitBreaker.MemoryStore();
+    // Once the request is out, the store stalls: the circuit's state after the answer comes only when told.
+    let sent = false;
+    let answered: (() => void) | undefined;
+    const store: CircuitBreaker.Store = {
+      admit: (...args) => memory.admit(...args),
+      record: (...args) => memory.record(...args),
+      read: (origin) =>
+        sent
+          ? new Promise((resolve) => {
+              answered = () => resolve(memory.read(origin));
+            })
+          : memory.read(origin),
+      entries: () => memory.entries(),
+      replace: (circuits) => memory.replace(circuits),
+    };
+    const clock = new VirtualClock();
+    clock.auto = false;
+    const fetch = vi.fn(() => {
+      sent = true;
+      return ok();
+    });
+    const send = withBackoff(fetch, {
+      circuitBreaker: new CircuitBreaker({ store }),
+      deadline: 2000,
+      now: clock.now,
+      timers: clock.timers,
+    });
+    const call = send('https://api.test/a');
+    await vi.waitFor(() => expect(answered).toBeDefined());
+    clock.advance(2000);
+    await expect(call).resolves.toMatchObject({ status: 200 });
+    expect(fetch).toHaveBeenCalledTimes(1);
+    expect(clock.pendingCount).toBe(0);
+    answered?.();
+  });
+});

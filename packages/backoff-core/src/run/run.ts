@@ -216,9 +216,16 @@ function judge(call: Call, outcome: Outcome, signal: AbortSignal | undefined): D
     else if (answer) refused = true;
   }
   // A feature whose store answers later (a shared one): the verdict waits for every feature's word.
+  // One still learning at the deadline is let go: the deadline decides.
   if (pending.length > 0) {
-    return awaited(Promise.all(pending), signal).then((answers) =>
-      verdicts(call, outcome, asked, refused || answers.some(Boolean), signal, options.now()),
+    return storeAnswer(call, Promise.all(pending), signal, () => {}).then(
+      (answers) => verdicts(call, outcome, asked, refused || answers.some(Boolean), signal, options.now()),
+      (error: unknown) => {
+        if (error instanceof Stopped && error.reason === 'deadline' && !signal?.aborted) {
+          return verdicts(call, outcome, asked, refused, signal, options.now());
+        }
+        throw error;
+      },
     );
   }
   return verdicts(call, outcome, asked, refused, signal, now);
@@ -374,16 +381,46 @@ function asked(
 ): Held | undefined | Promise<Held | undefined> {
   const answer = confirmWithin === undefined ? gate.gate?.(call.left()) : gate.confirm?.(confirmWithin);
   if (!isThenable(answer)) return answer;
-  if (signal === undefined) return Promise.resolve(answer);
-  return awaited(answer, signal).catch((error: unknown) => {
-    if (signal.aborted) {
+  return storeAnswer(call, answer, signal, (late) => {
+    if (late !== undefined) gate.release?.(late);
+  });
+}
+
+/** The stop for a deadline that passed while a shared store answered. */
+const storeLate = (): Stopped =>
+  new Stopped(
+    'deadline',
+    new DOMException('The deadline passed while a shared store answered.', 'TimeoutError'),
+  );
+
+/**
+ * Waits for a shared store's answer under the caller's signal and the deadline: an abort ends the wait at once and
+ * the deadline at its time (a `Stopped`), as a slow store must not keep a call past either. `late` gets the answer
+ * that comes after, to give back what the store granted meanwhile.
+ */
+async function storeAnswer<V>(
+  call: Call,
+  answer: PromiseLike<V>,
+  signal: AbortSignal | undefined,
+  late: (value: V, stopped: Stopped) => void,
+): Promise<V> {
+  const { deadline, timers } = call.policy.options;
+  const bound =
+    deadline === undefined ? undefined : expiring(signal, Math.max(0, call.left()), storeLate, timers);
+  bound?.arm();
+  try {
+    return await awaited(answer, bound?.signal ?? signal);
+  } catch (error) {
+    if (error instanceof Stopped && (signal?.aborted || bound?.expired)) {
       answer.then(
-        (late) => late !== undefined && gate.release?.(late),
+        (value) => late(value, error),
         () => {},
       );
     }
     throw error;
-  });
+  } finally {
+    bound?.release();
+  }
 }
 
 /** What a retry's wait needs of the attempt that failed, kept apart so that the attempt itself can be let go. */
@@ -938,16 +975,14 @@ export async function runCall<T>(
   let started: Begun;
   if (isThenable(begun)) {
     try {
-      started = await untilAborted(begun, signal);
-    } catch (error) {
-      if (!signal?.aborted) throw error;
-      // Aborted while a feature's store answered: the call ends now, and its features hear it when they start.
-      const reason = stoppedBy(abortReason(signal));
-      begun.then(
-        (late) => late.call.end(reason.reason),
-        () => {},
+      // Aborted, or past the deadline, while a feature's store answered: the call ends now, and its features hear
+      // it when they start.
+      started = await storeAnswer(begun.call, begun, signal, (late, stopped) =>
+        late.call.end(stopped.reason),
       );
-      return interrupted(begun.call, client, reason);
+    } catch (error) {
+      if (!(error instanceof Stopped)) throw error;
+      return interrupted(begun.call, client, error);
     }
   } else started = begun;
   const { call, refusal } = started;

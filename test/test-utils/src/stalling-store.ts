@@ -5,10 +5,12 @@ type Hold = Pacer.StoreHold;
 
 /**
  * A shared pacer store whose round trips stall: each operation is applied to an in-memory store at once (as a
- * server applies a command when it arrives), and its answer comes `stall()` ms later on `timers` (a virtual
- * clock's), as a slow or blocked server's reply would. A stall of 0 answers with a Promise all the same.
- * `granted` holds every hold it answered, `released` every hold given back: a hold granted and neither sent nor
- * given back is quota leaked.
+ * server applies a command when it arrives), and the answers a call waits for (`reserve`, `confirm`, `read`) come
+ * `stall()` ms later on `timers` (a virtual clock's), as a slow or blocked server's reply would; a stall of 0
+ * answers with a Promise all the same. `learn` and `release`, which no call waits for, answer with a settled
+ * Promise: a background reply set on the clock would only move it on while a real socket is busy. `granted` holds
+ * every hold it answered, `released` every hold given back: a hold granted and neither sent nor given back is quota
+ * leaked.
  */
 export class StallingPacerStore implements Pacer.Store {
   readonly memory: Pacer.MemoryStore;
@@ -50,11 +52,11 @@ export class StallingPacerStore implements Pacer.Store {
 
   release(key: string, hold: Hold, now: number): Promise<void> {
     this.released.push(hold);
-    return this.#later(this.memory.release(key, hold, now));
+    return Promise.resolve(this.memory.release(key, hold, now));
   }
 
   learn(...args: Parameters<Pacer.Store['learn']>): Promise<void> {
-    return this.#later(this.memory.learn(...args));
+    return Promise.resolve(this.memory.learn(...args));
   }
 
   read(key: string, now: number): Promise<number> {

@@ -1,4 +1,4 @@
-import { VirtualClock } from '@backoff/test-utils';
+import { StallingPacerStore, VirtualClock } from '@backoff/test-utils';
 import { CircuitBreaker, Pacer, withBackoff } from 'backoff-core';
 import { describe, expect, it, vi } from 'vitest';
 
@@ -338,5 +338,46 @@ describe('a store that answers after the deadline', () => {
     expect(fetch).toHaveBeenCalledTimes(1);
     expect(clock.pendingCount).toBe(0);
     answered?.();
+  });
+
+  it('a hold answered so late that it would end past the deadline is refused at once with the reason, and given back', async () => {
+    const clock = new VirtualClock();
+    clock.auto = false;
+    let stall = 0;
+    const store = new StallingPacerStore({ timers: clock.timers, stall: () => stall });
+    // The key's quota is spent for 1 s; the store answers the reservation 1.5 s late, when 0.5 s of a 2 s deadline is
+    // left: the hold it grants (1 s) would end after it.
+    store.memory.learn(
+      'https://api.test',
+      {
+        status: 200,
+        ticket: 0,
+        sentAt: clock.now(),
+        serverDelay: undefined,
+        remaining: 0,
+        reset: 1000,
+        interval: 100,
+      },
+      clock.now(),
+      LIMITS,
+    );
+    stall = 1500;
+    const fetch = vi.fn(ok);
+    const send = withBackoff(fetch, {
+      pacer: new Pacer({ store }),
+      deadline: 2000,
+      random: () => 0.5,
+      now: clock.now,
+      timers: clock.timers,
+    });
+    const seen = watch(send('https://api.test/a'));
+    await vi.waitFor(() => expect(store.granted).toHaveLength(1));
+    clock.advance(1500);
+    await vi.waitFor(() => expect(seen.done).toBe(true));
+    expect(seen.error).toBeInstanceOf(Pacer.DeadlineError);
+    expect(seen.error).toMatchObject({ reason: 'deadline', left: 500 });
+    expect(fetch).not.toHaveBeenCalled();
+    expect(store.released).toEqual(store.granted);
+    expect(clock.pendingCount).toBe(0);
   });
 });

@@ -3,6 +3,7 @@ import { checkBudget, isRetryBudget, RetryBudget } from '../run/budget.js';
 import { browserNetworkStatus } from '../run/offline.js';
 import { defaultTimers } from '../run/sleep.js';
 import {
+  briefly,
   type Check,
   checked,
   fail,
@@ -26,6 +27,9 @@ import { describeValue, show } from './show.js';
 
 export { MAX_TIMER_DELAY } from './check.js';
 
+// Bundlers replace it (see check.ts): a production bundle leaves out the peers' names and the long explanations.
+declare const process: { readonly env: { readonly NODE_ENV?: string | undefined } };
+
 // RFC 9110 token characters: what a method or a header name may be made of.
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
@@ -38,9 +42,9 @@ const list =
     describe?: (value: unknown) => string | undefined,
   ): Check =>
   (value, name) => {
-    if (!Array.isArray(value)) fail(name, `an array of ${items}, got ${describeValue(value)}`);
+    if (!Array.isArray(value)) fail(name, value, `an array of ${items}, got ${describeValue(value)}`);
     for (const item of value)
-      if (!valid(item)) fail(name, `an array of ${items}, got ${show(item, describe)}`, Kind);
+      if (!valid(item)) fail(name, item, `an array of ${items}, got ${show(item, describe)}`, Kind);
     return new Set(value);
   };
 
@@ -57,6 +61,7 @@ const jitter: Check = (value, name) =>
   typeof value === 'boolean'
     ? fail(
         name,
+        value,
         `one of '${JITTERS.join("', '")}', got ${value}: ky's \`jitter: ${value}\` is \`'${value ? 'full' : 'none'}'\` here${value ? ' (the default)' : ''}`,
       )
     : oneOf(JITTERS)(value, name);
@@ -72,6 +77,7 @@ const callback =
     fn(value, name) && (value as (...args: never[]) => unknown).length > 1
       ? fail(
           name,
+          value,
           `a function of one parameter, ${passes}, got a function of ${(value as () => unknown).length} parameters${peer}`,
         )
       : value;
@@ -114,11 +120,11 @@ const CHECKS: Readonly<Record<Exclude<keyof BackoffOptions, keyof PeerOptionName
   idempotencyKeyHeader: (value, name) =>
     typeof value === 'string' && TOKEN.test(value)
       ? value
-      : fail(name, `a header name, got ${describeValue(value)}`),
+      : fail(name, value, `a header name, got ${describeValue(value)}`),
   idempotencyKey: (value, name) =>
     typeof value === 'function' || value === 'auto' || value === false
       ? value
-      : fail(name, `'auto', a function or false, got ${describeValue(value)}`),
+      : fail(name, value, `'auto', a function or false, got ${describeValue(value)}`),
   maxRetryAfter: longest,
   // 10 x every window is far wider than any herd needs: a larger value is a typo.
   retryAfterSpread: range(10),
@@ -194,7 +200,7 @@ export function resolveOptions(options: BackoffOptions | undefined, base?: Resol
     'backoff',
     'the backoff options to be an object',
     '',
-    peerOptionHint,
+    process.env.NODE_ENV !== 'production' ? peerOptionHint : undefined,
     problems,
   );
   const resolved = {
@@ -228,7 +234,13 @@ export function resolveOptions(options: BackoffOptions | undefined, base?: Resol
   const bad = (key: string) =>
     (options as Record<string, unknown> | undefined)?.[key] !== undefined && !(key in valid);
   if (baseDelay > maxDelay && !bad('baseDelay') && !bad('maxDelay')) {
-    problems.push(new RangeError(delaysApart(baseDelay, maxDelay, options ?? {}, base)));
+    problems.push(
+      new RangeError(
+        process.env.NODE_ENV !== 'production'
+          ? delaysApart(baseDelay, maxDelay, options ?? {}, base)
+          : briefly('delays-apart', 'baseDelay', baseDelay),
+      ),
+    );
   }
   report(problems, 'backoff');
   return resolved;

@@ -147,7 +147,7 @@ const CHECKS: Readonly<Record<keyof CircuitBreakerOptions, Check | null>> = {
   failureRatio: orOff((value, name) =>
     typeof value === 'number' && value > 0 && value <= 1
       ? value
-      : fail(name, `a number above 0 and at most 1, or false, got ${show(value)}`, RangeError),
+      : fail(name, value, `a number above 0 and at most 1, or false, got ${show(value)}`, RangeError),
   ),
   minimumCalls: count(1e9),
   window: count(MAX_TIMER_DELAY, BUCKETS),
@@ -423,6 +423,7 @@ export class CircuitBreaker<S extends CircuitStore = MemoryCircuitStore> impleme
     const bad: (field: string, expected: string, value: unknown) => never = (field, expected, value) =>
       fail(
         `${name}${field}`,
+        value,
         `${expected}, got ${show(value, JSON.stringify)}: pass what \`toJSON()\` returned, unchanged`,
       );
     if (!object(snapshot)) bad('', 'a snapshot from `toJSON()`', snapshot);

@@ -1,5 +1,3 @@
-import type { UserConfig } from 'tsdown';
-
 const NODE_ENV = /\bprocess\.env\.NODE_ENV\b/g;
 
 /**
@@ -19,7 +17,8 @@ const guardedNodeEnv = {
  * bundlers replace (`'production'` in a production build, so the development messages are left out); package.json
  * exports it under the `module` condition, first, which bundlers read and Node does not.
  */
-export function builds(config: UserConfig): UserConfig[] {
+export function builds<Config extends object>(config: Config): Config[] {
+  // `Config` is tsdown's UserConfig, which the packages import (tsdown is theirs, not the workspace root's).
   return [
     { ...config, plugins: [guardedNodeEnv] },
     {
@@ -30,6 +29,6 @@ export function builds(config: UserConfig): UserConfig[] {
       clean: false,
       hooks: {},
       onSuccess: undefined,
-    },
+    } as Config,
   ];
 }

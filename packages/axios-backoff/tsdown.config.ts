@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { defineConfig } from 'tsdown';
+import { defineConfig, type UserConfig } from 'tsdown';
 import { builds } from '../../scripts/builds.ts';
 
 // axios's CommonJS typings (index.d.cts) declare `AxiosError` as a type alias inside their namespace, and no
@@ -42,5 +42,5 @@ export default defineConfig(
         }
       },
     },
-  }),
+  } satisfies UserConfig),
 );

@@ -1,4 +1,4 @@
-import { defineConfig } from 'tsdown';
+import { defineConfig, type UserConfig } from 'tsdown';
 import { builds } from '../../scripts/builds.ts';
 
 // ESM for bundlers and `import`, CJS for `require` (many axios users are on CommonJS), each with its own
@@ -13,5 +13,5 @@ export default defineConfig(
     platform: 'neutral',
     target: 'es2022',
     clean: true,
-  }),
+  } satisfies UserConfig),
 );

@@ -1,5 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { defineConfig } from 'tsdown';
+import { defineConfig, type UserConfig } from 'tsdown';
 import { builds } from '../../scripts/builds.ts';
 
 const dist = (file: string) => new URL(`./dist/${file}`, import.meta.url);
@@ -44,5 +44,5 @@ export default defineConfig(
     target: 'es2022',
     clean: true,
     onSuccess: augmentKyFromAnEsFile,
-  }),
+  } satisfies UserConfig),
 );

@@ -14,16 +14,19 @@ declare const process: { readonly env: { readonly NODE_ENV?: string | undefined 
 export const ERRORS_URL = 'https://github.com/backoff/backoff/blob/main/docs/errors.md';
 
 /** The codes of docs/errors.md: each is the anchor of its explanation there. */
-export type ErrorCode =
-  | 'options-not-object'
-  | 'unknown-option'
-  | 'bad-option'
-  | 'delays-apart'
-  | 'bad-return'
-  | 'not-a-client'
-  | 'already-installed'
-  | 'attempt-timeout'
-  | 'peer-settings';
+export const ERROR_CODES = [
+  'options-not-object',
+  'unknown-option',
+  'bad-option',
+  'delays-apart',
+  'bad-return',
+  'not-a-client',
+  'already-installed',
+  'attempt-timeout',
+  'peer-attached',
+  'peer-settings',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /**
  * A production build's message: the option (or argument) `name`, what it got, and the link to the code's full

@@ -66,19 +66,53 @@ const jitter: Check = (value, name) =>
       )
     : oneOf(JITTERS)(value, name);
 
+/** What ours passes a callback, and how another library's callback of that name is written here. */
+type CallbackAdvice = readonly [passes: string, peer?: string];
+
+/**
+ * What a development message adds to a check's own words: the fix for a count above its range, and for each
+ * callback what ours passes and how a peer's is written here. A production build holds none of it (docs/errors.md
+ * says it all).
+ */
+const ADVICE =
+  process.env.NODE_ENV !== 'production'
+    ? {
+        retries: ': bound a long retry by time with `deadline`',
+        serverRetries:
+          ': this cap can be raised but not removed, or a server that keeps answering `Retry-After: 0` would keep the call going; bound a long call by time with `deadline`',
+        delay: [
+          'the context `{ retry, status, error, response, serverDelay, computed, ... }`',
+          ": axios-retry's `retryDelay(retryCount, error)` is written `delay: ({ retry, error }) => ms`",
+        ] as CallbackAdvice,
+        onHold: ['the hold `{ delay, reason, key, method, url, attempt }`'] as CallbackAdvice,
+        shouldRetry: [
+          'the context `{ attempt, status, error, response, retryable, ... }`',
+          ": exponential-backoff's `retry(error, attemptNumber)` is written `shouldRetry: ({ error, attempt }) => ...`",
+        ] as CallbackAdvice,
+        onRetry: [
+          'the event `{ retry, delay, error, status, url, ... }`',
+          ": axios-retry's `onRetry(retryCount, error, requestConfig)` is written `onRetry: ({ retry, error, url }) => ...`",
+        ] as CallbackAdvice,
+        onHedge: ['the hedge `{ copy, delay, method, url, attempt }`'] as CallbackAdvice,
+        beforeAttempt: [
+          'the context `{ attempt, retry, copy, previous, headers, signal, ... }`',
+        ] as CallbackAdvice,
+      }
+    : undefined;
+
 /**
  * A callback of one parameter. One of more was written for another library (axios-retry's `onRetry(retryCount,
  * error, requestConfig)`): it would read the wrong thing from what ours passes, in silence, so it is refused when
- * given, saying what ours passes (`passes`) and how the peer's is written here (`peer`).
+ * given, saying what ours passes and how the peer's is written here (`advice`, in development).
  */
 const callback =
-  (passes: string, peer = ''): Check =>
+  (advice?: CallbackAdvice): Check =>
   (value, name) =>
     fn(value, name) && (value as (...args: never[]) => unknown).length > 1
       ? fail(
           name,
           value,
-          `a function of one parameter, ${passes}, got a function of ${(value as () => unknown).length} parameters${peer}`,
+          `a function of one parameter, ${advice?.[0]}, got a function of ${(value as () => unknown).length} parameters${advice?.[1] ?? ''}`,
         )
       : value;
 const methods = list(
@@ -96,21 +130,13 @@ const hedge = withMethods(['strategy'], true, "a `new Hedge({ delay: ms | 'auto'
 
 /** Every option and its check (not the peer names: those are only there to be refused). */
 const CHECKS: Readonly<Record<Exclude<keyof BackoffOptions, keyof PeerOptionNames>, Check | null>> = {
-  retries: range(100, 0, 'an integer', ': bound a long retry by time with `deadline`'),
-  serverRetries: range(
-    100,
-    0,
-    'an integer',
-    ': this cap can be raised but not removed, or a server that keeps answering `Retry-After: 0` would keep the call going; bound a long call by time with `deadline`',
-  ),
+  retries: range(100, 0, 'an integer', ADVICE?.retries),
+  serverRetries: range(100, 0, 'an integer', ADVICE?.serverRetries),
   baseDelay: delay,
   maxDelay: longest,
   factor: range(100, 1),
   jitter,
-  delay: callback(
-    'the context `{ retry, status, error, response, serverDelay, computed, ... }`',
-    ": axios-retry's `retryDelay(retryCount, error)` is written `delay: ({ retry, error }) => ms`",
-  ),
+  delay: callback(ADVICE?.delay),
   statusCodes: list(
     (c) => Number.isInteger(c) && (c as number) >= 100 && (c as number) <= 599,
     'integers from 100 to 599',
@@ -137,18 +163,12 @@ const CHECKS: Readonly<Record<Exclude<keyof BackoffOptions, keyof PeerOptionName
   circuitBreaker: breaker,
   metrics,
   pacer,
-  onHold: callback('the hold `{ delay, reason, key, method, url, attempt }`'),
-  shouldRetry: callback(
-    'the context `{ attempt, status, error, response, retryable, ... }`',
-    ": exponential-backoff's `retry(error, attemptNumber)` is written `shouldRetry: ({ error, attempt }) => ...`",
-  ),
-  onRetry: callback(
-    'the event `{ retry, delay, error, status, url, ... }`',
-    ": axios-retry's `onRetry(retryCount, error, requestConfig)` is written `onRetry: ({ retry, error, url }) => ...`",
-  ),
+  onHold: callback(ADVICE?.onHold),
+  shouldRetry: callback(ADVICE?.shouldRetry),
+  onRetry: callback(ADVICE?.onRetry),
   hedge,
-  onHedge: callback('the hedge `{ copy, delay, method, url, attempt }`'),
-  beforeAttempt: callback('the context `{ attempt, retry, copy, previous, headers, signal, ... }`'),
+  onHedge: callback(ADVICE?.onHedge),
+  beforeAttempt: callback(ADVICE?.beforeAttempt),
   attemptTimeout: orInfinity(range(MAX_TIMER_DELAY, 1)),
   tracer: withMethods(['startSpan'], false, "an OpenTelemetry Tracer (`trace.getTracer('my-app')`)"),
   redactQueryParams: list(

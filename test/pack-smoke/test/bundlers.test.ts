@@ -4,13 +4,13 @@
 // replaced `process.env.NODE_ENV`: the messages are short and the long ones are not in the bundle. Node itself
 // takes `dist/` (it ignores `module`), with NODE_ENV read through `globalThis.process?.`, in ESM and in CommonJS.
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build as esbuild } from 'esbuild';
 import { build as vite } from 'vite';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import webpack from 'webpack';
 import { type FlakyServer, startFlakyServer } from '../src/flaky-server.ts';
 import { packPublished } from '../src/pack.ts';
 import { describeRun, npmEnv, PUBLISHED, packageDir, run } from '../src/repo.ts';
@@ -20,6 +20,15 @@ const readJson = (path: string) =>
   JSON.parse(readFileSync(path, 'utf8')) as Record<string, Record<string, string>>;
 const AXIOS = readJson(join(packageDir('axios-backoff'), 'package.json')).devDependencies?.axios;
 const KY = readJson(join(packageDir('ky-backoff'), 'package.json')).devDependencies?.ky;
+// webpack is installed in the app's own project by npm, not in the workspace: there its terser would make pnpm give
+// vite a second copy (resolved with its optional terser peer), and the workspace's vitest configs would not agree.
+const WEBPACK = '5.113.0';
+
+/** The part of webpack's Node API this test calls (its types are not installed in the workspace). */
+type Webpack = (
+  config: Record<string, unknown>,
+  done: (error: Error | null, stats?: { hasErrors(): boolean; toString(preset: string): string }) => void,
+) => void;
 
 const SHORT =
   /^`retries` got 200 \(bad-option\): https:\/\/github\.com\/backoff\/backoff\/blob\/main\/docs\/errors\.md#bad-option$/;
@@ -39,7 +48,7 @@ beforeAll(async () => {
   const packed = await packPublished(tarballs);
   project = join(work, 'app');
   mkdirSync(project);
-  const dependencies: Record<string, string> = { axios: AXIOS ?? '', ky: KY ?? '' };
+  const dependencies: Record<string, string> = { axios: AXIOS ?? '', ky: KY ?? '', webpack: WEBPACK };
   for (const name of PUBLISHED) dependencies[name] = `file:${packed[name].tarball}`;
   writeFileSync(
     join(project, 'package.json'),
@@ -98,6 +107,7 @@ const BUNDLERS: Record<string, (outDir: string) => Promise<void>> = {
   },
   webpack: (outDir) =>
     new Promise((resolve, reject) => {
+      const webpack = createRequire(join(project, 'package.json'))('webpack') as Webpack;
       webpack(
         {
           mode: 'production',

@@ -181,6 +181,11 @@ function nearName(key: string, known: readonly string[]): string | undefined {
   return best === undefined ? undefined : `did you mean \`${best}\`?`;
 }
 
+/** The development message for an unknown option (`subject`), with the advice found for it. */
+function unknownOption(subject: string, advice: string | undefined): string {
+  return `Unknown ${subject}${advice === undefined ? '.' : `: ${advice}${advice.endsWith('?') ? '' : '.'}`}`;
+}
+
 /**
  * Checks the options in `given` with `checks` and returns the valid ones (`undefined` values skipped, so an
  * explicit `undefined` never erases a default). An option without a check (`null`) is validated elsewhere.
@@ -214,12 +219,14 @@ export function checked(
       const value = (given as Record<string, unknown>)[key];
       if (!Object.hasOwn(checks, key)) {
         // Other libraries' names and near misses are advice for a developer: a production build carries neither.
-        if (process.env.NODE_ENV !== 'production') {
-          const advice = hint?.(key) ?? nearName(key, Object.keys(checks));
-          const end = advice === undefined ? '.' : `: ${advice}${advice.endsWith('?') ? '' : '.'}`;
-          throw new TypeError(`Unknown ${what} option \`${prefix}${key}\`${end}`);
-        }
-        throw new TypeError(briefly('unknown-option', prefix + key, value));
+        throw new TypeError(
+          process.env.NODE_ENV !== 'production'
+            ? unknownOption(
+                `${what} option \`${prefix}${key}\``,
+                hint?.(key) ?? nearName(key, Object.keys(checks)),
+              )
+            : briefly('unknown-option', prefix + key, value),
+        );
       }
       if (value !== undefined && check) valid[key] = check(value, prefix + key);
     });

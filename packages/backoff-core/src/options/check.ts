@@ -26,6 +26,7 @@ export const ERROR_CODES = [
   'peer-attached',
   'peer-settings',
 ] as const;
+/** A code of docs/errors.md, in a production build's message: `bad-option`, `unknown-option`, ... */
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /**

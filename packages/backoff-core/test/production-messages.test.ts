@@ -3,7 +3,16 @@
 // each throw, as the built package does, so stubbing it here runs the production branch of the same source.
 import { readFileSync } from 'node:fs';
 import { VirtualClock } from '@backoff/test-utils';
-import { CircuitBreaker, createBackoff, Hedge, Pacer, RetryBudget, withBackoff } from 'backoff-core';
+import {
+  BackoffMetrics,
+  CircuitBreaker,
+  createBackoff,
+  Hedge,
+  Pacer,
+  RetryBudget,
+  TabStore,
+  withBackoff,
+} from 'backoff-core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ERROR_CODES, ERRORS_URL } from '../src/options/check.ts';
 
@@ -103,6 +112,31 @@ describe('option errors in production: short, with the option, what it got and t
     ],
     ['a budget option', () => new RetryBudget({ ratio: 3 }), RangeError, '`budget.ratio` got 3 (bad-option)'],
     ['no fetch function', () => withBackoff(5 as never), TypeError, '`fetch` got 5 (not-a-client)'],
+    [
+      'no metrics options',
+      () => new BackoffMetrics(5 as never),
+      TypeError,
+      '`BackoffMetrics options` got 5 (options-not-object)',
+    ],
+    [
+      'no meter',
+      () => new BackoffMetrics({ meter: {} as never }),
+      TypeError,
+      '`meter` got an object (bad-option)',
+    ],
+    [
+      'a breaker that could never trip',
+      () => new CircuitBreaker({ failureRatio: false, consecutiveFailures: false }),
+      RangeError,
+      '`circuitBreaker.consecutiveFailures` got false (bad-option)',
+    ],
+    ['no tab channel', () => new TabStore(''), TypeError, '`channel` got "" (bad-option)'],
+    [
+      'a tab timeout out of range',
+      () => new TabStore('app', { timeout: 0 }),
+      RangeError,
+      '`timeout` got 0 (bad-option)',
+    ],
   ])('%s', (_case, run, Kind, start) => {
     const error = thrown(run);
     expect(error).toBeInstanceOf(Kind);

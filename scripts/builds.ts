@@ -1,4 +1,4 @@
-const NODE_ENV = /\bprocess\.env\.NODE_ENV\b/g;
+const NODE_ENV = 'process.env.NODE_ENV';
 
 /**
  * `process.env.NODE_ENV` read so that it never throws: a browser page loading the package with no bundler has no
@@ -7,7 +7,7 @@ const NODE_ENV = /\bprocess\.env\.NODE_ENV\b/g;
 const guardedNodeEnv = {
   name: 'guarded-node-env',
   transform(code: string) {
-    return NODE_ENV.test(code) ? code.replace(NODE_ENV, 'globalThis.process?.env?.NODE_ENV') : null;
+    return code.includes(NODE_ENV) ? code.replaceAll(NODE_ENV, 'globalThis.process?.env?.NODE_ENV') : null;
   },
 };
 

@@ -10,8 +10,10 @@ export const INTEGRATION: Readonly<Record<string, 'all' | readonly string[]>> = 
   // A real Chromium.
   browser: 'all',
   // Packs and installs the packages; type-checks every README code block with tsc (tens of seconds); runs the
-  // README's tracing set-up with the OpenTelemetry SDK installed by npm.
+  // README's tracing set-up with the OpenTelemetry SDK installed by npm; bundles the installed packages with
+  // esbuild, Vite and webpack and runs them against a server on 127.0.0.1.
   'pack-smoke': [
+    'test/bundlers.test.ts',
     'test/one-install.test.ts',
     'test/pack-install.test.ts',
     'test/readme-code.test.ts',

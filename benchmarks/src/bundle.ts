@@ -47,10 +47,14 @@ function entryPlugin(code: string): Plugin {
  * `import()` becomes a chunk of its own), the client external. Each entry is built alone, so no chunk is shared
  * with another entry's.
  */
-export async function bundle(entry: Pick<SizeEntry, 'name' | 'code' | 'external'>): Promise<Bundle> {
+export async function bundle(
+  entry: Pick<SizeEntry, 'name' | 'code' | 'external'> & Partial<Pick<SizeEntry, 'mode'>>,
+): Promise<Bundle> {
   const result = await build({
     ...ESBUILD_OPTIONS,
     conditions: [...ESBUILD_OPTIONS.conditions],
+    // What every bundler does for its build mode (esbuild's own default when minifying is 'production').
+    define: { 'process.env.NODE_ENV': JSON.stringify(entry.mode ?? 'production') },
     absWorkingDir: BENCH_DIR,
     entryPoints: [ENTRY],
     external: [...entry.external],

@@ -21,8 +21,15 @@ const row = (name: string) => {
 describe('a default import holds no code of the features it does not use', () => {
   const defaults = OURS.filter((entry) => entry.kind === 'default');
 
-  it('measures the default import of each package', () => {
-    expect(defaults.map((entry) => entry.name)).toEqual(['withBackoff', 'axiosBackoff', 'kyBackoff']);
+  it('measures the default import of each package, in a production and a development build', () => {
+    expect(defaults.map((entry) => `${entry.name}: ${entry.mode}`)).toEqual([
+      'withBackoff: production',
+      'axiosBackoff: production',
+      'kyBackoff: production',
+      'withBackoff (development): development',
+      'axiosBackoff (development): development',
+      'kyBackoff (development): development',
+    ]);
   });
 
   it.each(defaults.map((entry) => entry.name))(
@@ -42,7 +49,10 @@ describe('a default import holds no code of the features it does not use', () =>
   ])('with %s, %s is counted, on every package', (feature, module) => {
     expect(FEATURE_MODULES.some((pattern) => pattern.test(module))).toBe(true);
     for (const base of defaults) {
-      const used = row(`${base.name} + ${feature}`);
+      const used = result.rows.find(
+        (r) => r.entry.base === base.name && r.entry.name.includes(` + ${feature}`),
+      );
+      if (used === undefined) throw new Error(`no entry of ${base.name} with ${feature}`);
       expect(used.modules.map((share) => share.module)).toContain(module);
       expect(featureModules(used).length).toBeGreaterThan(0);
       expect(used.gzipBytes).toBeGreaterThan(row(base.name).gzipBytes);
@@ -69,6 +79,7 @@ describe('the test kit stays out of an app', () => {
       code: "export { flaky, virtualTime } from 'backoff-core/testing';",
       external: ['msw'],
       kind: 'reference' as const,
+      mode: 'production' as const,
     };
     const kit = sizeRow(entry, await bundle(entry));
     expect(kitModules(kit)).toContain('backoff-core/src/testing/clock.ts');
@@ -82,6 +93,7 @@ describe('counting', () => {
       code: "export const load = () => import('backoff-core');",
       external: [],
       kind: 'reference' as const,
+      mode: 'production' as const,
     };
     const lazy = sizeRow(entry, await bundle(entry));
     expect(lazy.gzipBytes).toBeLessThan(200);
@@ -111,4 +123,17 @@ describe('budgets', () => {
   it('no entry is over its budget', () => {
     expect(overBudget(result).map((r) => `${r.entry.name}: ${r.gzipBytes} > ${r.entry.budget}`)).toEqual([]);
   });
+});
+
+describe('the production build', () => {
+  const modulesOf = (name: string) => row(name).modules.map((share) => share.module);
+
+  it.each(['withBackoff', 'axiosBackoff', 'kyBackoff'])(
+    "%s: the peers' names are in the development build only, and the production build is smaller",
+    (name) => {
+      expect(modulesOf(`${name} (development)`)).toContain('backoff-core/src/options/peer-names.ts');
+      expect(modulesOf(name)).not.toContain('backoff-core/src/options/peer-names.ts');
+      expect(row(name).gzipBytes).toBeLessThan(row(`${name} (development)`).gzipBytes);
+    },
+  );
 });

@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { defineConfig } from 'tsdown';
+import { defineConfig, type UserConfig } from 'tsdown';
+import { builds } from '../../scripts/builds.ts';
 
 // axios's CommonJS typings (index.d.cts) declare `AxiosError` as a type alias inside their namespace, and no
 // module augmentation can merge with an alias: `interface AxiosError` there is a "Duplicate identifier" error in
@@ -22,21 +23,24 @@ function withoutAxiosErrorAugmentation(file: string): void {
 
 // ESM for bundlers and `import`, CJS for `require` (many axios users are on CommonJS), each with its own
 // declarations (.d.ts / .d.cts), so TypeScript's node16/nodenext resolution sees the right module kind.
-// `neutral`: no Node built-ins are assumed, the same files serve browsers, workers and Node.
-export default defineConfig({
-  entry: ['src/index.ts'],
-  format: ['esm', 'cjs'],
-  dts: true,
-  platform: 'neutral',
-  target: 'es2022',
-  clean: true,
-  hooks: {
-    // The declarations are bundled by a build of their own: the written .d.cts is edited once all are done.
-    'build:done': ({ chunks }) => {
-      for (const chunk of chunks) {
-        if (chunk.fileName.endsWith('.d.cts'))
-          withoutAxiosErrorAugmentation(join(chunk.outDir, chunk.fileName));
-      }
+// `neutral`: no Node built-ins are assumed, the same files serve browsers, workers and Node. Two builds: see
+// scripts/builds.ts (dist/ for Node and no bundler, dist/bundler/ for bundlers).
+export default defineConfig(
+  builds({
+    entry: ['src/index.ts'],
+    format: ['esm', 'cjs'],
+    dts: true,
+    platform: 'neutral',
+    target: 'es2022',
+    clean: true,
+    hooks: {
+      // The declarations are bundled by a build of their own: the written .d.cts is edited once all are done.
+      'build:done': ({ chunks }) => {
+        for (const chunk of chunks) {
+          if (chunk.fileName.endsWith('.d.cts'))
+            withoutAxiosErrorAugmentation(join(chunk.outDir, chunk.fileName));
+        }
+      },
     },
-  },
-});
+  } satisfies UserConfig),
+);

@@ -8,6 +8,7 @@ import axios, {
 import { type Backoff, type BackoffResult, getBackoffResult } from 'backoff-core';
 import {
   type Attempt,
+  briefly,
   type Client,
   headerGetter,
   type Outcome,
@@ -24,6 +25,9 @@ import { cancellation, waitSignal } from './cancel.js';
 import { errorOutcome, rejectedResponse, responseOutcome } from './outcome.js';
 import { withResult } from './result.js';
 import { requestUrl } from './url.js';
+
+// Bundlers replace it: a production bundle leaves out the long explanations (docs/errors.md has them).
+declare const process: { readonly env: { readonly NODE_ENV?: string | undefined } };
 
 /** One `axiosBackoff` call: its policy, whether it is still installed, and its adapter for the last setting. */
 export interface Installation {
@@ -55,7 +59,9 @@ export function originalAdapter(setting: AdapterSetting): AdapterSetting {
 
 function rejectBadOverride(backoff: unknown): never {
   throw new TypeError(
-    `Expected \`config.backoff\` to be an options object or false, got ${backoff === null ? 'null' : typeof backoff}.`,
+    process.env.NODE_ENV !== 'production'
+      ? `Expected \`config.backoff\` to be an options object or false, got ${backoff === null ? 'null' : typeof backoff}.`
+      : briefly('bad-option', 'config.backoff', backoff),
   );
 }
 

@@ -27,6 +27,8 @@ export {
 } from './http/outcome.js';
 export { receivedHeaders } from './http/raw-headers.js';
 export { webResponseBody } from './http/web-body.js';
+// The short message of a production build, for an adapter's own checks.
+export { briefly, type ErrorCode } from './options/check.js';
 export { DEFAULTS, type ResolvedOptions } from './options/options.js';
 export { isRetryBudget, type RetryKind } from './run/budget.js';
 export type { Call, RequestDescription } from './run/call.js';

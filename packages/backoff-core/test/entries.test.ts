@@ -103,6 +103,7 @@ describe('the public surface', () => {
       'DEFAULTS',
       'Stopped',
       'attachResult',
+      'briefly',
       'classifyError',
       'classifyNetworkFailure',
       'decide',

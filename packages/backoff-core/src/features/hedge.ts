@@ -56,10 +56,10 @@ export class Hedge implements StrategySource {
 
   constructor(options: HedgeOptions) {
     if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-      fail('hedge', `options { delay: ms | 'auto', max? }, got ${describeValue(options)}`);
+      fail('hedge', options, `options { delay: ms | 'auto', max? }, got ${describeValue(options)}`);
     }
     const valid = checked(options, HEDGE_CHECKS, 'hedge', '', 'hedge.');
-    if (valid.delay === undefined) fail('hedge.delay', `a number of ms or 'auto', got undefined`);
+    if (valid.delay === undefined) fail('hedge.delay', undefined, `a number of ms or 'auto', got undefined`);
     this.delay = valid.delay as number | 'auto';
     this.max = (valid.max as number | undefined) ?? 1;
   }

@@ -1,7 +1,7 @@
 import { parseRateQuota } from '../../decide/server-timing.js';
 import type { HeadersLike } from '../../http/headers.js';
 import { originOf } from '../../http/url.js';
-import { checked, fail, fn, range } from '../../options/check.js';
+import { briefly, checked, fail, fn, range } from '../../options/check.js';
 import type { PacerLike } from '../../options/options.js';
 import { describeValue } from '../../options/show.js';
 import type { Held, PacerHoldEvent } from '../../run/events.js';
@@ -9,6 +9,9 @@ import { type Feature, type FeatureOptions, Stopped } from '../../run/roles.js';
 import { isThenable } from '../../run/sleep.js';
 import type { Answer, Hold, Lane, PaceLimits, Refusal, Reservation } from './rules.js';
 import { MemoryPacerStore, type PacerStore } from './store.js';
+
+// Bundlers replace it (see options/check.ts).
+declare const process: { readonly env: { readonly NODE_ENV?: string | undefined } };
 
 /** What a request looks like to `key`. */
 export interface PacedRequest {
@@ -142,13 +145,17 @@ const CHECKS = {
       `${name}.`,
     ) as { limit?: number; window?: number };
     if (limit === undefined || window === undefined)
-      fail(`${name}.${limit === undefined ? 'limit' : 'window'}`, 'given: a quota is { limit, window }');
+      fail(
+        `${name}.${limit === undefined ? 'limit' : 'window'}`,
+        undefined,
+        'given: a quota is { limit, window }',
+      );
     return (window as number) / (limit as number);
   },
   store: (value: unknown, name: string) =>
     STORE_METHODS.every((method) => typeof (value as Record<string, unknown> | null)?.[method] === 'function')
       ? value
-      : fail(name, `a Pacer store (with ${STORE_METHODS.join(', ')}), got ${describeValue(value)}`),
+      : fail(name, value, `a Pacer store (with ${STORE_METHODS.join(', ')}), got ${describeValue(value)}`),
 };
 
 /**
@@ -187,7 +194,11 @@ export class Pacer<S extends PacerStore = MemoryPacerStore> implements PacerLike
     const request = { method, url, headers };
     const key = this.#key === undefined ? origin(request) : this.#key(request);
     if (typeof key !== 'string')
-      throw new TypeError(`Expected \`pacer.key\` to return a string, got ${describeValue(key)}.`);
+      throw new TypeError(
+        process.env.NODE_ENV !== 'production'
+          ? `Expected \`pacer.key\` to return a string, got ${describeValue(key)}.`
+          : briefly('bad-return', 'pacer.key', key),
+      );
     return key;
   }
 

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import * as main from 'backoff-core';
 import * as adapter from 'backoff-core/adapter';
+import * as outbox from 'backoff-core/outbox';
 import * as testing from 'backoff-core/testing';
 import { describe, expect, it } from 'vitest';
 
@@ -134,6 +135,10 @@ describe('the public surface', () => {
     ]);
   });
 
+  it('`backoff-core/outbox` holds the outbox, its stores and its error, apart from the main entry', () => {
+    expect(Object.keys(outbox).sort()).toEqual(['MemoryOutboxStore', 'Outbox', 'QueuedError', 'withOutbox']);
+  });
+
   it('no module the main entry or the adapter entry loads imports the test kit or MSW', () => {
     const imports = (file: string) =>
       [...readFileSync(new URL(file, SOURCES), 'utf8').matchAll(/(?:from |import\()'([^']+)'/g)].map(
@@ -165,6 +170,7 @@ describe('the public surface', () => {
         ...exportedNames('index.ts'),
         ...exportedNames('adapter.ts'),
         ...exportedNames('testing.ts'),
+        ...exportedNames('outbox.ts'),
       ]),
     ).toEqual([]);
   });

@@ -1,0 +1,104 @@
+import type { Backoff } from '../../backoff.js';
+import type { FetchInput, FetchLike } from '../../fetch.js';
+import { classifyError } from '../../http/outcome.js';
+import { browserNetworkStatus } from '../../run/offline.js';
+import { bodyKind, decodeBody, encodeBody, type OutboxEntry } from './entry.js';
+import { Outbox, type OutboxOptions, QueuedError, type QueuedReason } from './outbox.js';
+
+/** A fetch whose keyed writes that cannot be completed now wait in an outbox; `outbox` lists, replays and drops them. */
+export type FetchWithOutbox = ((input: FetchInput, init?: RequestInit) => Promise<Response>) & {
+  readonly outbox: Outbox;
+};
+
+// Reads: nothing to keep for later.
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+// Failures after which the write may not have been applied and can be sent again with its key.
+const QUEUED_KINDS = new Set(['network', 'not-sent', 'timeout']);
+
+const urlOf = (input: FetchInput): string =>
+  typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+
+/**
+ * Wraps a fetch (best: a `withBackoff` one, whose policy the writes and their replays go through) with a durable
+ * outbox. A write (any method but GET, HEAD and OPTIONS) that carries an Idempotency-Key and cannot be completed
+ * now (the device is offline, the network failed, or it ended with a status in `queueStatuses`) is written to the
+ * store, and the call rejects with a `QueuedError`. A keyless write is never queued. Entries are replayed with the
+ * same key at start-up, when the device is back online and on `outbox.retry()`.
+ */
+export function withOutbox(
+  fetchFn: FetchLike & { backoff?: Backoff },
+  options: OutboxOptions,
+): FetchWithOutbox {
+  if (typeof fetchFn !== 'function') {
+    throw new TypeError(
+      `Expected \`fetch\` to be a function (best: one made by withBackoff), got ${fetchFn === null ? 'null' : typeof fetchFn}.`,
+    );
+  }
+  const policy = fetchFn.backoff?.options;
+  const keyHeader = policy?.idempotencyKeyHeader ?? 'Idempotency-Key';
+  const send: FetchLike = (input, init) => fetchFn(input, init);
+
+  const replay = async (entry: OutboxEntry) => {
+    const response = await send(entry.url, {
+      method: entry.method,
+      headers: entry.headers,
+      body: decodeBody(entry.body) ?? null,
+    });
+    return { status: response.status, response };
+  };
+  const outbox = new Outbox(options, replay, {
+    network: policy === undefined ? browserNetworkStatus() : policy.network,
+    now: policy?.now,
+  });
+
+  const call = async (input: FetchInput, init?: RequestInit): Promise<Response> => {
+    const request = typeof Request !== 'undefined' && input instanceof Request ? input : undefined;
+    const method = (init?.method ?? request?.method ?? 'GET').toUpperCase();
+    if (READS.has(method)) return send(input, init);
+    const headers = new Headers(init?.headers ?? request?.headers);
+    let key = headers.get(keyHeader);
+    // A key the policy would generate is made here, so the outbox knows the key the server saw.
+    const auto = policy?.idempotencyKey;
+    if (key === null && auto !== undefined && auto !== false && !policy?.methods.has(method)) {
+      key = auto === 'auto' ? crypto.randomUUID() : auto();
+      headers.set(keyHeader, key);
+      init = { ...init, headers };
+    }
+    if (key === null) return send(input, init);
+
+    const url = urlOf(input);
+    const firstSent = outbox.now();
+    // A Request's body is read by the send: a copy is kept in case it must be queued.
+    const kept = init?.body === undefined && request?.body ? request.clone() : undefined;
+    const queue = async (reason: QueuedReason, cause?: unknown): Promise<never> => {
+      const source = init?.body ?? (kept === undefined ? undefined : await kept.blob());
+      const encoded = await encodeBody(source);
+      if (encoded === undefined) {
+        throw new TypeError(
+          `${method} ${url} could not be sent now and cannot be queued in the outbox: its body is ${bodyKind(source)}, which is read once. Pass the body as a string, bytes, a Blob or URLSearchParams to have it kept.`,
+          { cause },
+        );
+      }
+      if (encoded.contentType !== undefined && !headers.has('content-type')) {
+        headers.set('content-type', encoded.contentType);
+      }
+      const entry = await outbox.queue({ key, method, url, headers, body: encoded.body, firstSent }, reason);
+      throw new QueuedError(entry, reason, cause);
+    };
+
+    if (outbox.offline()) return queue('offline');
+    if (await outbox.waiting(outbox.groupOf(method, url))) return queue('behind');
+    let response: Response;
+    try {
+      response = await send(input, init);
+    } catch (error) {
+      const signal = init?.signal ?? request?.signal;
+      if (signal?.aborted || !QUEUED_KINDS.has(classifyError(error))) throw error;
+      return queue('failed', error);
+    }
+    if (!outbox.queuesStatus(response.status)) return response;
+    response.body?.cancel().catch(() => {});
+    return queue('failed', response);
+  };
+  return Object.assign(call, { outbox });
+}

@@ -4,8 +4,10 @@ import { defineConfig } from 'tsdown';
 // declarations (.d.ts / .d.cts), so TypeScript's node16/nodenext resolution sees the right module kind.
 // `neutral`: no Node built-ins are assumed, the same files serve browsers, workers and Node.
 export default defineConfig({
-  entry: ['src/index.ts', 'src/adapter.ts', 'src/testing.ts', 'src/outbox.ts'],
+  entry: ['src/index.ts', 'src/adapter.ts', 'src/testing.ts', 'src/outbox.ts', 'src/outbox-node.ts'],
   format: ['esm', 'cjs'],
+  // With Node's types for the Node-only entry's declarations (`backoff-core/outbox/node`).
+  tsconfig: 'tsconfig.build.json',
   dts: true,
   platform: 'neutral',
   target: 'es2022',

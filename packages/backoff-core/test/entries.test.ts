@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import * as main from 'backoff-core';
 import * as adapter from 'backoff-core/adapter';
 import * as outbox from 'backoff-core/outbox';
+import * as outboxNode from 'backoff-core/outbox/node';
 import * as testing from 'backoff-core/testing';
 import { describe, expect, it } from 'vitest';
 
@@ -137,6 +138,7 @@ describe('the public surface', () => {
 
   it('`backoff-core/outbox` holds the outbox, its stores and its error, apart from the main entry', () => {
     expect(Object.keys(outbox).sort()).toEqual(['MemoryOutboxStore', 'Outbox', 'QueuedError', 'withOutbox']);
+    expect(Object.keys(outboxNode)).toEqual(['FileOutboxStore']);
   });
 
   it('no module the main entry or the adapter entry loads imports the test kit or MSW', () => {
@@ -171,6 +173,7 @@ describe('the public surface', () => {
         ...exportedNames('adapter.ts'),
         ...exportedNames('testing.ts'),
         ...exportedNames('outbox.ts'),
+        ...exportedNames('outbox-node.ts'),
       ]),
     ).toEqual([]);
   });

@@ -13,6 +13,7 @@ export {
   type OutboxEvent,
   type OutboxOptions,
   type OutboxReport,
+  type OutboxSend,
   QueuedError,
   type QueuedReason,
   type QueuedWrite,

@@ -2,8 +2,7 @@ import type { Backoff } from '../../backoff.js';
 import type { FetchInput, FetchLike } from '../../fetch.js';
 import { classifyError } from '../../http/outcome.js';
 import { browserNetworkStatus } from '../../run/offline.js';
-import { bodyKind, decodeBody, encodeBody, type OutboxEntry } from './entry.js';
-import { Outbox, type OutboxOptions, QueuedError, type QueuedReason } from './outbox.js';
+import { Outbox, type OutboxOptions, type OutboxSend, type QueuedReason } from './outbox.js';
 
 /** A fetch whose keyed writes that cannot be completed now wait in an outbox; `outbox` lists, replays and drops them. */
 export type FetchWithOutbox = ((input: FetchInput, init?: RequestInit) => Promise<Response>) & {
@@ -38,12 +37,8 @@ export function withOutbox(
   const keyHeader = policy?.idempotencyKeyHeader ?? 'Idempotency-Key';
   const send: FetchLike = (input, init) => fetchFn(input, init);
 
-  const replay = async (entry: OutboxEntry) => {
-    const response = await send(entry.url, {
-      method: entry.method,
-      headers: entry.headers,
-      body: decodeBody(entry.body) ?? null,
-    });
+  const replay: OutboxSend = async (entry, body) => {
+    const response = await send(entry.url, { method: entry.method, headers: entry.headers, body: body ?? null });
     return { status: response.status, response };
   };
   const outbox = new Outbox(options, replay, {
@@ -71,19 +66,8 @@ export function withOutbox(
     // A Request's body is read by the send: a copy is kept in case it must be queued.
     const kept = init?.body === undefined && request?.body ? request.clone() : undefined;
     const queue = async (reason: QueuedReason, cause?: unknown): Promise<never> => {
-      const source = init?.body ?? (kept === undefined ? undefined : await kept.blob());
-      const encoded = await encodeBody(source);
-      if (encoded === undefined) {
-        throw new TypeError(
-          `${method} ${url} could not be sent now and cannot be queued in the outbox: its body is ${bodyKind(source)}, which is read once. Pass the body as a string, bytes, a Blob or URLSearchParams to have it kept.`,
-          { cause },
-        );
-      }
-      if (encoded.contentType !== undefined && !headers.has('content-type')) {
-        headers.set('content-type', encoded.contentType);
-      }
-      const entry = await outbox.queue({ key, method, url, headers, body: encoded.body, firstSent }, reason);
-      throw new QueuedError(entry, reason, cause);
+      const body = init?.body ?? (kept === undefined ? undefined : await kept.blob());
+      throw await outbox.queue({ key, method, url, headers, body, firstSent }, reason, cause);
     };
 
     if (outbox.offline()) return queue('offline');

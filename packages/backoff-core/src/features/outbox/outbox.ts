@@ -1,5 +1,5 @@
 import type { NetworkStatus } from '../../run/offline.js';
-import type { OutboxBody, OutboxEntry, OutboxStore } from './entry.js';
+import { bodyKind, decodeBody, encodeBody, type OutboxEntry, type OutboxStore } from './entry.js';
 
 /** What happened to a write in the outbox, as `outbox.on(listener)` hears it. */
 export type OutboxEvent =
@@ -89,15 +89,23 @@ export type OutboxAnswer =
   | { readonly status: number; readonly response: unknown }
   | { readonly error: unknown };
 
-/** A queued write as the client hands it to the outbox. */
+/** A write as a client hands it to the outbox to queue. */
 export interface QueuedWrite {
   readonly key: string;
   readonly method: string;
   readonly url: string;
+  /** The headers as they would be sent; the secret ones are left out of the store. */
   readonly headers: Iterable<[string, string]>;
-  readonly body: OutboxBody | undefined;
+  /** The body as the client would send it: a string, bytes, a Blob or URLSearchParams can be kept, a stream not. */
+  readonly body: unknown;
   readonly firstSent: number;
 }
+
+/** One replay as a client sends it: the entry, and its body as a string or bytes. */
+export type OutboxSend = (
+  entry: OutboxEntry,
+  body: string | Uint8Array<ArrayBuffer> | undefined,
+) => Promise<OutboxAnswer>;
 
 /**
  * What the caller of a keyed write gets when it was queued instead of sent: `entry` is what the outbox keeps
@@ -175,7 +183,7 @@ export class Outbox {
   readonly #queueStatuses: Set<number>;
   readonly #network: NetworkStatus | undefined;
   readonly #now: () => number;
-  readonly #send: (entry: OutboxEntry) => Promise<OutboxAnswer>;
+  readonly #send: OutboxSend;
   readonly #listeners = new Set<(event: OutboxEvent) => void>();
   readonly #instance = Math.random().toString(36).slice(2, 10).padEnd(8, '0');
   #counter = 0;
@@ -187,7 +195,7 @@ export class Outbox {
 
   constructor(
     options: OutboxOptions,
-    send: (entry: OutboxEntry) => Promise<OutboxAnswer>,
+    send: OutboxSend,
     defaults: { network?: NetworkStatus | undefined; now?: (() => number) | undefined } = {},
   ) {
     checkOptions(options);
@@ -235,8 +243,18 @@ export class Outbox {
     return (await this.store.list()).some((entry) => entry.group === group);
   }
 
-  /** Writes `write` to the store and tells the listeners; the client then rejects with `QueuedError`. */
-  async queue(write: QueuedWrite, reason: QueuedReason): Promise<OutboxEntry> {
+  /**
+   * Writes `write` to the store, tells the listeners and answers the `QueuedError` the client rejects with. A body
+   * that cannot be kept (a stream, FormData) is refused: the answer is then a TypeError that says how to pass it.
+   */
+  async queue(write: QueuedWrite, reason: QueuedReason, cause?: unknown): Promise<QueuedError | TypeError> {
+    const encoded = await encodeBody(write.body);
+    if (encoded === undefined) {
+      return new TypeError(
+        `${write.method} ${write.url} could not be sent now and cannot be queued in the outbox: its body is ${bodyKind(write.body)}, which is read once. Pass the body as a string, bytes, a Blob or URLSearchParams to have it kept.`,
+        { cause },
+      );
+    }
     const queuedAt = this.#now();
     // Ids sort in the order writes were queued here, even if the clock steps back.
     this.#last = Math.max(this.#last, queuedAt);
@@ -245,6 +263,7 @@ export class Outbox {
     for (const [name, value] of write.headers) {
       if (!this.#secrets.has(name.toLowerCase())) headers[name.toLowerCase()] = value;
     }
+    if (encoded.contentType !== undefined) headers['content-type'] ??= encoded.contentType;
     const entry: OutboxEntry = {
       id: `${String(this.#last).padStart(15, '0')}-${String(this.#counter).padStart(9, '0')}-${this.#instance}`,
       key: write.key,
@@ -252,7 +271,7 @@ export class Outbox {
       method: write.method,
       url: write.url,
       headers,
-      body: write.body,
+      body: encoded.body,
       firstSent: write.firstSent,
       queuedAt,
     };
@@ -260,7 +279,7 @@ export class Outbox {
     this.#emit({ type: 'queued', entry, reason });
     // Queued behind others while online: the replay running now may have missed it.
     if (reason === 'behind' && !this.offline()) this.#background();
-    return entry;
+    return new QueuedError(entry, reason, cause);
   }
 
   /** The entries waiting, oldest first. */
@@ -342,7 +361,7 @@ export class Outbox {
       if (this.offline()) return;
       let answer: OutboxAnswer;
       try {
-        answer = await this.#send(entry);
+        answer = await this.#send(entry, decodeBody(entry.body));
       } catch (error) {
         answer = { error };
       }

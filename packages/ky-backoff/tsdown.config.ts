@@ -34,7 +34,7 @@ function augmentKyFromAnEsFile(): void {
 // declarations (.d.ts / .d.cts), so TypeScript's node16/nodenext resolution sees the right module kind.
 // `neutral`: no Node built-ins are assumed, the same files serve browsers, workers and Node.
 export default defineConfig({
-  entry: ['src/index.ts'],
+  entry: ['src/index.ts', 'src/outbox.ts'],
   format: ['esm', 'cjs'],
   dts: true,
   platform: 'neutral',

@@ -7,6 +7,7 @@ export {
   type OutboxStore,
 } from './features/outbox/entry.js';
 export { type FetchWithOutbox, withOutbox } from './features/outbox/fetch.js';
+export { IndexedDbOutboxStore } from './features/outbox/indexeddb.js';
 export {
   Outbox,
   type OutboxAnswer,

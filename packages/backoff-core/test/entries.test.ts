@@ -137,7 +137,13 @@ describe('the public surface', () => {
   });
 
   it('`backoff-core/outbox` holds the outbox, its stores and its error, apart from the main entry', () => {
-    expect(Object.keys(outbox).sort()).toEqual(['MemoryOutboxStore', 'Outbox', 'QueuedError', 'withOutbox']);
+    expect(Object.keys(outbox).sort()).toEqual([
+      'IndexedDbOutboxStore',
+      'MemoryOutboxStore',
+      'Outbox',
+      'QueuedError',
+      'withOutbox',
+    ]);
     expect(Object.keys(outboxNode)).toEqual(['FileOutboxStore']);
   });
 

@@ -38,7 +38,11 @@ export function withOutbox(
   const send: FetchLike = (input, init) => fetchFn(input, init);
 
   const replay: OutboxSend = async (entry, body) => {
-    const response = await send(entry.url, { method: entry.method, headers: entry.headers, body: body ?? null });
+    const response = await send(entry.url, {
+      method: entry.method,
+      headers: entry.headers,
+      body: body ?? null,
+    });
     return { status: response.status, response };
   };
   const outbox = new Outbox(options, replay, {

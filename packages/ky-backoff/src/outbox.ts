@@ -123,16 +123,26 @@ export function kyOutbox<I>(instance: I, options: OutboxOptions): WithOutbox<I> 
     }
   };
 
+  /** ky's promise: the call, with its body shortcuts (`await api.post(url, options).json()`). */
+  const answer = (promise: Promise<Response>) =>
+    Object.assign(promise, {
+      json: () => promise.then((response) => (response.status === 204 ? '' : response.json())),
+      text: () => promise.then((response) => response.text()),
+      blob: () => promise.then((response) => response.blob()),
+      arrayBuffer: () => promise.then((response) => response.arrayBuffer()),
+      formData: () => promise.then((response) => response.formData()),
+    });
+
   const shortcuts = new Map<string, (input: unknown, options?: Options) => Promise<Response>>();
   return new Proxy(instance as unknown as object, {
-    apply: (_target, _this, [input, options]) => call(input, options),
+    apply: (_target, _this, [input, options]) => answer(call(input, options)),
     get: (target, key, receiver) => {
       if (key === 'outbox') return outbox;
       const value = Reflect.get(target, key, receiver);
       if (typeof key === 'string' && typeof value === 'function' && SHORTCUTS.has(key)) {
         let shortcut = shortcuts.get(key);
         if (shortcut === undefined) {
-          shortcut = (input, options) => call(input, options, key);
+          shortcut = (input, options) => answer(call(input, options, key));
           shortcuts.set(key, shortcut);
         }
         return shortcut;

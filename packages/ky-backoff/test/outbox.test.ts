@@ -96,6 +96,15 @@ describe.each(CLIENTS.map((client) => [client.name, client] as const))('kyOutbox
     expect(store.list()).toHaveLength(1);
   });
 
+  it("the answer keeps ky's body shortcuts: `.json()` on the call", async () => {
+    const { api } = setup();
+    server.script('/orders', [{ status: 201, body: '{"id":7}' }]);
+    const answer = post(api, `${API}/orders`, keyed('j', 1)) as Promise<Response> & {
+      json(): Promise<unknown>;
+    };
+    expect(await answer.json()).toEqual({ id: 7 });
+  });
+
   it('a keyless POST is never queued: its failure goes to the caller as ky gives it', async () => {
     const { api, store } = setup();
     server.script('/orders', ['network-error']);

@@ -76,14 +76,21 @@ export function axiosOutbox(instance: AxiosInstance, options: OutboxOptions): Ou
       if ((config as unknown as Record<string, unknown>)[REPLAY] === true || READS.has(method)) {
         return retrying(config);
       }
-      let key = config.headers.get(policy.idempotencyKeyHeader);
+      // The key as axios will send it: a blank one is none, and a header set to `false` is not sent at all.
+      const sent = () => {
+        const value = config.headers.get(policy.idempotencyKeyHeader);
+        return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+      };
       // A key the policy would generate is made here, so the outbox knows the key the server saw.
       const auto = policy.idempotencyKey;
-      if (typeof key !== 'string' && auto !== false && !policy.methods.has(method)) {
-        key = auto === 'auto' ? crypto.randomUUID() : auto();
-        config.headers.set(policy.idempotencyKeyHeader, key);
+      if (sent() === undefined && auto !== false && !policy.methods.has(method)) {
+        config.headers.set(
+          policy.idempotencyKeyHeader,
+          auto === 'auto' ? `"${crypto.randomUUID()}"` : auto(),
+        );
       }
-      if (typeof key !== 'string' || key === '') return retrying(config);
+      const key = sent();
+      if (key === undefined) return retrying(config);
       const write = {
         key,
         method,

@@ -108,6 +108,26 @@ describe.each([
     expect(store.list()).toEqual([]);
   });
 
+  it('a key header set to false is not sent by axios, so the write is not queued, even with a key generator', async () => {
+    const clock = new VirtualClock();
+    const instance: AxiosInstance = ax.create({ baseURL: API });
+    axiosBackoff(instance, {
+      timers: clock.timers,
+      now: clock.now,
+      budget: false,
+      idempotencyKey: () => 'generated-1',
+    });
+    const store = new MemoryOutboxStore();
+    const outbox = axiosOutbox(instance, { store, replayOnStart: false });
+    closing.push(() => outbox.close());
+    const route = api.script('/orders', [503, 201]);
+    const error = await rejection(instance.post('/orders', 'x', { headers: { 'Idempotency-Key': false } }));
+    expect(ax.isAxiosError(error)).toBe(true);
+    expect(store.list()).toEqual([]);
+    await outbox.retry();
+    expect(route.hits.map((hit) => hit.headers.get('idempotency-key'))).toEqual([null]);
+  });
+
   it('a GET is never queued', async () => {
     const { instance, store, network } = setup();
     api.script('/orders', [503]);

@@ -178,6 +178,16 @@ describe('what is never queued', () => {
     expect(route.hits).toHaveLength(1);
   });
 
+  it('a blank Idempotency-Key is no key: the write is not queued', async () => {
+    const { send, store, outbox } = setup();
+    const route = api.script('/orders', [503, 503, 201]);
+    const { url, init } = post('   ');
+    expect((await send(url, init)).status).toBe(503);
+    expect(store.list()).toEqual([]);
+    await outbox.retry();
+    expect(route.hits).toHaveLength(1);
+  });
+
   it('a keyless POST while offline is not queued', async () => {
     const { send, store, network } = setup({}, { network: false });
     network.online = false;

@@ -1,4 +1,5 @@
 import type { Backoff } from '../../backoff.js';
+import { generateIdempotencyKey } from '../../decide/idempotency.js';
 import type { FetchInput, FetchLike } from '../../fetch.js';
 import { classifyError } from '../../http/outcome.js';
 import { browserNetworkStatus } from '../../run/offline.js';
@@ -55,11 +56,12 @@ export function withOutbox(
     const method = (init?.method ?? request?.method ?? 'GET').toUpperCase();
     if (READS.has(method)) return send(input, init);
     const headers = new Headers(init?.headers ?? request?.headers);
-    let key = headers.get(keyHeader);
+    // A blank value is no key: a server cannot deduplicate on it (the policy generates one in its place).
+    let key = headers.get(keyHeader)?.trim() || null;
     // A key the policy would generate is made here, so the outbox knows the key the server saw.
     const auto = policy?.idempotencyKey;
     if (key === null && auto !== undefined && auto !== false && !policy?.methods.has(method)) {
-      key = auto === 'auto' ? crypto.randomUUID() : auto();
+      key = generateIdempotencyKey(auto);
       headers.set(keyHeader, key);
       init = { ...init, headers };
     }

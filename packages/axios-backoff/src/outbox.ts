@@ -66,7 +66,7 @@ export function axiosOutbox(instance: AxiosInstance, options: OutboxOptions): Ou
         return response === undefined ? { error } : { status: response.status, response };
       }
     },
-    { network: policy.network, now: policy.now },
+    { network: policy.network, now: policy.now, timers: policy.timers },
   );
 
   installation.wrap =

@@ -50,8 +50,22 @@ export class FileOutboxStore implements OutboxStore {
   #prepare(): Promise<void> {
     this.#ready ??= Promise.all(
       [this.#entries, this.#temporary, this.#locks].map((path) => mkdir(path, { recursive: true })),
-    ).then(() => {});
+    ).then(() => this.#sweep());
     return this.#ready;
+  }
+
+  /**
+   * Removes what a killed process left half-written: its temporary files (an entry never renamed into place was
+   * never reported queued). Each name carries its writer's process id; a live writer's files stay.
+   */
+  async #sweep(): Promise<void> {
+    for (const directory of [this.#temporary, this.#locks]) {
+      for (const name of await readdir(directory)) {
+        const pid = Number(/\.(\d+)\.[0-9a-f]{8}$/.exec(name)?.[1]);
+        if (Number.isInteger(pid) && pid > 0 && !alive(pid))
+          await unlink(join(directory, name)).catch(() => {});
+      }
+    }
   }
 
   async add(entry: OutboxEntry): Promise<void> {

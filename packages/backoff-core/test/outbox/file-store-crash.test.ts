@@ -8,23 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { seededRandom } from '../../src/testing/random.ts';
 
 const CHILD = fileURLToPath(new URL('./support/outbox-child.ts', import.meta.url));
 const PACKAGE = fileURLToPath(new URL('../../', import.meta.url));
 const WRITES = 100;
 const RUNS = 10;
-
-/** mulberry32: a seeded random in [0, 1), so a failing run can be run again. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 /**
  * Runs the child until it prints `done`, or kills it with SIGKILL once it printed `killAfter` lines (a step
@@ -105,7 +94,7 @@ describe('the Node outbox survives kill -9', () => {
   it.each(Array.from({ length: RUNS }, (_, run) => run + 1))(
     'seed %i: every queued write arrives, is applied once per key, in order; none lost',
     async (seed) => {
-      const random = seeded(seed);
+      const random = seededRandom(seed);
       const directory = await mkdtemp(join(tmpdir(), 'outbox-crash-'));
       cleanup.push(() => rm(directory, { recursive: true, force: true }));
       const server = new KeyCountingServer();

@@ -104,6 +104,20 @@ describe('FileOutboxStore', () => {
     expect(ran).toBe(1);
   });
 
+  it("a killed writer's temporary files are swept when the store opens; a live writer's stay", async () => {
+    const store = new FileOutboxStore(directory);
+    await store.list();
+    const dead = join(directory, 'tmp', `000000000000001-000000001-a.${DEAD_PID}.0a1b2c3d`);
+    const live = join(directory, 'tmp', `000000000000001-000000002-a.${process.pid}.0a1b2c3d`);
+    const lockTemporary = join(directory, 'locks', `g.lock.${DEAD_PID}.0a1b2c3d`);
+    await writeFile(dead, '{"half":');
+    await writeFile(live, '{"half":');
+    await writeFile(lockTemporary, String(DEAD_PID));
+    expect(await new FileOutboxStore(directory).list()).toEqual([]);
+    expect(await readdir(join(directory, 'tmp'))).toEqual([live.slice(live.lastIndexOf('/') + 1)]);
+    expect(await readdir(join(directory, 'locks'))).toEqual([]);
+  });
+
   it('a task that throws releases the lock', async () => {
     const store = new FileOutboxStore(directory);
     await expect(

@@ -235,6 +235,9 @@ describe('what is never queued', () => {
     expect(() => withOutbox(fetch, { store: new MemoryOutboxStore(), maxAge: -1 })).toThrow(
       /`maxAge`.*above 0.*got -1/,
     );
+    expect(() => withOutbox(fetch, { store: new MemoryOutboxStore(), retryEvery: 0 })).toThrow(
+      /`retryEvery`.*above 0.*got 0/,
+    );
     expect(() => withOutbox('fetch' as never, { store: new MemoryOutboxStore() })).toThrow(
       /`fetch`.*got string/,
     );
@@ -368,6 +371,36 @@ describe('replay', () => {
     api.script('/orders', [201]);
     expect(await outbox.retry()).toMatchObject({ replayed: 1 });
     expect(events.map((event) => event.type)).toEqual(['queued', 'replayed']);
+  });
+
+  it('retryEvery replays on a timer where no online event comes (Node); close() stops it', async () => {
+    const clock = new VirtualClock();
+    clock.auto = false;
+    const store = new MemoryOutboxStore();
+    const fetch = withBackoff(undefined, {
+      timers: clock.timers,
+      now: clock.now,
+      retries: 0,
+      network: false,
+    });
+    const send = withOutbox(fetch, { store, replayOnStart: false, retryEvery: 60_000 });
+    outboxes.push(send.outbox);
+    const route = api.script('/orders', [503, 503, 201]);
+    await queued(send(post('t').url, post('t').init));
+    clock.advance(59_999);
+    await settle();
+    expect(route.hits).toHaveLength(1);
+    clock.advance(1);
+    await settle();
+    // The first replay got a 503 again: kept; the next minute's got its 201.
+    expect(route.hits).toHaveLength(2);
+    expect(store.list()).toHaveLength(1);
+    clock.advance(60_000);
+    await settle();
+    expect(route.hits.map((hit) => hit.headers.get('idempotency-key'))).toEqual(['t', 't', 't']);
+    expect(store.list()).toEqual([]);
+    send.outbox.close();
+    expect(clock.pendingCount).toBe(0);
   });
 
   it('close() removes the online listener: coming back online replays nothing', async () => {

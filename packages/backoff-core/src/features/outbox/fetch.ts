@@ -49,6 +49,7 @@ export function withOutbox(
   const outbox = new Outbox(options, replay, {
     network: policy === undefined ? browserNetworkStatus() : policy.network,
     now: policy?.now,
+    timers: policy?.timers,
   });
 
   const call = async (input: FetchInput, init?: RequestInit): Promise<Response> => {

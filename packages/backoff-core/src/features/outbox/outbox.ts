@@ -1,4 +1,5 @@
 import type { NetworkStatus } from '../../run/offline.js';
+import type { TimerProvider } from '../../run/sleep.js';
 import { bodyKind, decodeBody, encodeBody, type OutboxEntry, type OutboxStore } from './entry.js';
 
 /** What happened to a write in the outbox, as `outbox.on(listener)` hears it. */
@@ -73,6 +74,14 @@ export interface OutboxOptions {
   network?: NetworkStatus | false | undefined;
   /** @default the policy's `now`, or Date.now */
   now?: (() => number) | undefined;
+  /**
+   * Also replay every this many ms while entries wait: where no `online` event says the network is back (Node), or
+   * for writes the server refused with a 503 a while ago. The timer does not keep a Node process alive.
+   * @default undefined (replays at start-up, back online, and on `retry()` only)
+   */
+  retryEvery?: number | undefined;
+  /** @default the policy's `timers`, or the global setTimeout */
+  timers?: TimerProvider | undefined;
 }
 
 /** What one replay pass did. */
@@ -164,6 +173,13 @@ function checkOptions(options: OutboxOptions): void {
       'Expected `store` to be an outbox store (add, list, remove, withLock): pass `new MemoryOutboxStore()` or a durable one.',
     );
   }
+  const { retryEvery } = options;
+  if (
+    retryEvery !== undefined &&
+    !(typeof retryEvery === 'number' && retryEvery > 0 && Number.isFinite(retryEvery))
+  ) {
+    throw new RangeError(`Expected \`retryEvery\` to be a number of ms above 0, got ${String(retryEvery)}.`);
+  }
   if (maxAge !== undefined && !(typeof maxAge === 'number' && maxAge > 0)) {
     throw new RangeError(
       `Expected \`maxAge\` to be a number of ms above 0 (the server's key retention), got ${String(maxAge)}.`,
@@ -192,11 +208,18 @@ export class Outbox {
   #current: Promise<OutboxReport> | undefined;
   #next: Promise<OutboxReport> | undefined;
   readonly #removeOnline: (() => void) | undefined;
+  readonly #timers: TimerProvider;
+  readonly #every: number | undefined;
+  #timer: unknown;
 
   constructor(
     options: OutboxOptions,
     send: OutboxSend,
-    defaults: { network?: NetworkStatus | undefined; now?: (() => number) | undefined } = {},
+    defaults: {
+      network?: NetworkStatus | undefined;
+      now?: (() => number) | undefined;
+      timers?: TimerProvider | undefined;
+    } = {},
   ) {
     checkOptions(options);
     this.store = options.store;
@@ -207,7 +230,14 @@ export class Outbox {
     this.#network = options.network === false ? undefined : (options.network ?? defaults.network);
     this.#now = options.now ?? defaults.now ?? Date.now;
     this.#send = send;
+    this.#timers = options.timers ??
+      defaults.timers ?? {
+        setTimeout: (callback, ms) => globalThis.setTimeout(callback, ms),
+        clearTimeout: (handle) => globalThis.clearTimeout(handle as ReturnType<typeof setTimeout>),
+      };
+    this.#every = options.retryEvery;
     this.#removeOnline = this.#network?.onOnline(() => this.#background());
+    this.#tick();
     if (options.replayOnStart !== false) queueMicrotask(() => this.#background());
   }
 
@@ -315,6 +345,20 @@ export class Outbox {
   close(): void {
     this.#closed = true;
     this.#removeOnline?.();
+    if (this.#timer !== undefined) this.#timers.clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** The `retryEvery` timer: a replay each time it fires, then the next one. */
+  #tick(): void {
+    if (this.#every === undefined || this.#closed) return;
+    this.#timer = this.#timers.setTimeout(() => {
+      this.#timer = undefined;
+      this.#background();
+      this.#tick();
+    }, this.#every);
+    // Node's timers would keep the process alive for a replay no one waits for.
+    (this.#timer as { unref?: () => void } | undefined)?.unref?.();
   }
 
   #start(): Promise<OutboxReport> {

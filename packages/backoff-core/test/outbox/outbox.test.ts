@@ -217,6 +217,16 @@ describe('what is never queued', () => {
     expect(store.list()).toEqual([]);
   });
 
+  it('a key that cannot travel is refused at queue time: it would fail every replay and hold back its origin', async () => {
+    const { send, store, network } = setup();
+    network.online = false;
+    const { url, init } = post('café-1');
+    const error = await send(url, init).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(TypeError);
+    expect((error as Error).message).toMatch(/cannot be queued.*"café-1".*not visible ASCII/);
+    expect(store.list()).toEqual([]);
+  });
+
   it('a write the caller aborted is not queued', async () => {
     const { send, store } = setup();
     api.script('/orders', ['no-answer']);

@@ -1,3 +1,4 @@
+import { idempotencyKeyProblem } from '../../decide/idempotency.js';
 import type { NetworkStatus } from '../../run/offline.js';
 import type { TimerProvider } from '../../run/sleep.js';
 import { bodyKind, decodeBody, encodeBody, type OutboxEntry, type OutboxStore } from './entry.js';
@@ -278,6 +279,14 @@ export class Outbox {
    * that cannot be kept (a stream, FormData) is refused: the answer is then a TypeError that says how to pass it.
    */
   async queue(write: QueuedWrite, reason: QueuedReason, cause?: unknown): Promise<QueuedError | TypeError> {
+    // A key that cannot travel would fail every replay, and hold back its group until it expired.
+    const problem = idempotencyKeyProblem(write.key);
+    if (problem !== undefined) {
+      return new TypeError(
+        `${write.method} ${write.url} cannot be queued in the outbox: its Idempotency-Key ${JSON.stringify(write.key)} cannot be sent as it is: ${problem}.`,
+        { cause },
+      );
+    }
     const encoded = await encodeBody(write.body);
     if (encoded === undefined) {
       return new TypeError(

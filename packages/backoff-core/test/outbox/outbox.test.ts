@@ -245,6 +245,15 @@ describe('what is never queued', () => {
     expect(() => withOutbox(fetch, { store: new MemoryOutboxStore(), maxAge: -1 })).toThrow(
       /`maxAge`.*above 0.*got -1/,
     );
+    expect(() => withOutbox(fetch, { store: new MemoryOutboxStore(), queueStatuses: [200] })).toThrow(
+      /`queueStatuses`.*400 to 599.*got 200/,
+    );
+    expect(() => withOutbox(fetch, { store: new MemoryOutboxStore(), group: 'origin' as never })).toThrow(
+      /`group`.*function.*got string/,
+    );
+    expect(() =>
+      withOutbox(fetch, { store: new MemoryOutboxStore(), secretHeaders: 'authorization' as never }),
+    ).toThrow(/`secretHeaders`.*list of header names/);
     expect(() => withOutbox(fetch, { store: new MemoryOutboxStore(), retryEvery: 0 })).toThrow(
       /`retryEvery`.*above 0.*got 0/,
     );
@@ -274,6 +283,28 @@ describe('replay', () => {
     expect(store.list().map((entry) => entry.key)).toEqual(['a2', 'a3']);
     expect(await outbox.retry()).toEqual({ replayed: 2, failed: 0, expired: 0, remaining: 0 });
     expect(a.hits.map((hit) => hit.headers.get('idempotency-key'))).toEqual(['a1', 'a2', 'a2', 'a2', 'a3']);
+  });
+
+  it('a group of your own: writes of one origin in two groups keep their order within each, and one does not hold back the other', async () => {
+    const { send, network, outbox } = setup({
+      group: ({ url }) => new URL(url).pathname.split('/')[1] ?? '',
+    });
+    network.online = false;
+    for (const [key, path] of [
+      ['o1', '/orders'],
+      ['p1', '/payments'],
+      ['o2', '/orders'],
+      ['p2', '/payments'],
+    ] as const) {
+      const { url, init } = post(key, undefined, path);
+      await queued(send(url, init));
+    }
+    network.online = true;
+    const orders = api.script('/orders', [503]);
+    const payments = api.script('/payments', [201]);
+    expect(await outbox.retry()).toMatchObject({ replayed: 2, remaining: 2 });
+    expect(payments.hits.map((hit) => hit.headers.get('idempotency-key'))).toEqual(['p1', 'p2']);
+    expect(orders.hits.map((hit) => hit.headers.get('idempotency-key'))).toEqual(['o1', 'o1']);
   });
 
   it('a 4xx ends the entry as failed, and the next one goes', async () => {

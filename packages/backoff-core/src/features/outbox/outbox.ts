@@ -174,7 +174,31 @@ function checkOptions(options: OutboxOptions): void {
       'Expected `store` to be an outbox store (add, list, remove, withLock): pass `new MemoryOutboxStore()` or a durable one.',
     );
   }
-  const { retryEvery } = options;
+  const { group, secretHeaders, queueStatuses, retryEvery } = options;
+  if (group !== undefined && typeof group !== 'function') {
+    throw new TypeError(
+      `Expected \`group\` to be a function of the request (\`({ method, url }) => string\`), got ${typeof group}.`,
+    );
+  }
+  if (
+    secretHeaders !== undefined &&
+    !(Array.isArray(secretHeaders) && secretHeaders.every((name) => typeof name === 'string'))
+  ) {
+    throw new TypeError(
+      `Expected \`secretHeaders\` to be a list of header names, got ${String(secretHeaders)}.`,
+    );
+  }
+  if (
+    queueStatuses !== undefined &&
+    !(
+      Array.isArray(queueStatuses) &&
+      queueStatuses.every((status) => Number.isInteger(status) && status >= 400 && status <= 599)
+    )
+  ) {
+    throw new RangeError(
+      `Expected \`queueStatuses\` to be a list of statuses from 400 to 599, got ${String(queueStatuses)}.`,
+    );
+  }
   if (
     retryEvery !== undefined &&
     !(typeof retryEvery === 'number' && retryEvery > 0 && Number.isFinite(retryEvery))

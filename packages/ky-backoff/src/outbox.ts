@@ -57,7 +57,8 @@ export function kyOutbox<I>(instance: I, options: OutboxOptions): WithOutbox<I> 
   const ky = instance as unknown as KyCall;
   const outbox = new Outbox(options, async (entry, body) => {
     try {
-      const response = await ky(entry.url, {
+      // A URL, not a string: ky adds the instance's prefix to a string only, and the entry's URL is whole.
+      const response = await ky(new URL(entry.url), {
         method: entry.method,
         headers: entry.headers,
         body: body ?? undefined,

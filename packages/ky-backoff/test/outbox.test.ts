@@ -105,6 +105,24 @@ describe.each(CLIENTS.map((client) => [client.name, client] as const))('kyOutbox
     expect(await answer.json()).toEqual({ id: 7 });
   });
 
+  it("an instance with a prefix: the replay goes to the write's own URL, not the prefix's again", async () => {
+    clock = new VirtualClock();
+    const network = new FakeNetwork(false);
+    const store = new MemoryOutboxStore();
+    const prefix = client.major === 1 ? { prefixUrl: API } : { prefix: API };
+    const api = kyOutbox(
+      kyBackoff(client.ky.create(prefix), { timers: clock.timers, now: clock.now, network }) as LooseKy,
+      { store, replayOnStart: false, network },
+    );
+    closing.push(() => api.outbox.close());
+    const route = server.script('/orders', [201]);
+    expect(await rejection(post(api, 'orders', keyed('p', 1)))).toBeInstanceOf(QueuedError);
+    expect(store.list().map((entry) => entry.url)).toEqual([`${API}/orders`]);
+    network.online = true;
+    expect(await api.outbox.retry()).toMatchObject({ replayed: 1 });
+    expect(route.hits.map((hit) => hit.url)).toEqual([`${API}/orders`]);
+  });
+
   it('a keyless POST is never queued: its failure goes to the caller as ky gives it', async () => {
     const { api, store } = setup();
     server.script('/orders', ['network-error']);

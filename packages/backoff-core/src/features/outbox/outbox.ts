@@ -1,5 +1,5 @@
 import { idempotencyKeyProblem } from '../../decide/idempotency.js';
-import type { NetworkStatus } from '../../run/offline.js';
+import { browserNetworkStatus, type NetworkStatus } from '../../run/offline.js';
 import type { TimerProvider } from '../../run/sleep.js';
 import { bodyKind, decodeBody, encodeBody, type OutboxEntry, type OutboxStore } from './entry.js';
 
@@ -252,7 +252,11 @@ export class Outbox {
     this.#secrets = new Set((options.secretHeaders ?? DEFAULT_SECRETS).map((name) => name.toLowerCase()));
     this.#group = options.group ?? originOf;
     this.#queueStatuses = new Set(options.queueStatuses ?? DEFAULT_QUEUE_STATUSES);
-    this.#network = options.network === false ? undefined : (options.network ?? defaults.network);
+    // The client's policy's, when it has one (its `network: false` too); else the browser's.
+    this.#network =
+      options.network === false
+        ? undefined
+        : (options.network ?? ('network' in defaults ? defaults.network : browserNetworkStatus()));
     this.#now = options.now ?? defaults.now ?? Date.now;
     this.#send = send;
     this.#timers = options.timers ??

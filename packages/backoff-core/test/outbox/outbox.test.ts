@@ -7,6 +7,7 @@ import {
   QueuedError,
   withOutbox,
 } from 'backoff-core/outbox';
+import { HttpResponse, http } from 'msw';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 const api = new ScriptedApi([API, API_2]);
@@ -150,6 +151,47 @@ describe('a keyed write that cannot be completed now is queued', () => {
     const { url, init } = post('k-4');
     expect((await send(url, init)).status).toBe(422);
     expect(store.list()).toEqual([]);
+  });
+
+  it.each<[string, () => BodyInit | Request, string]>([
+    ['bytes', () => new Uint8Array([0, 1, 2, 255, 10]), '0,1,2,255,10'],
+    ['a Blob', () => new Blob([new Uint8Array([7, 8])], { type: 'application/octet-stream' }), '7,8'],
+    ['URLSearchParams', () => new URLSearchParams({ a: '1 2' }), '97,61,49,43,50'],
+  ])('%s: the body is kept and replayed byte for byte', async (_label, body, expected) => {
+    const { send, network, outbox } = setup();
+    const seen: string[] = [];
+    api.server.use(
+      http.post(`${API}/bytes`, async ({ request }) => {
+        seen.push(
+          `${[...new Uint8Array(await request.arrayBuffer())].join(',')} ${request.headers.get('content-type')}`,
+        );
+        return new HttpResponse(null, { status: 201 });
+      }),
+    );
+    network.online = false;
+    await queued(
+      send(`${API}/bytes`, { method: 'POST', headers: { 'Idempotency-Key': 'b' }, body: body() as BodyInit }),
+    );
+    network.online = true;
+    expect(await outbox.retry()).toMatchObject({ replayed: 1 });
+    expect(seen.map((line) => line.split(' ')[0])).toEqual([expected]);
+  });
+
+  it("a Request with a body of its own: the body is kept from a copy, as the send would read the Request's", async () => {
+    const { send, outbox, network } = setup();
+    const route = api.script('/orders', [201]);
+    network.online = false;
+    const request = new Request(`${API}/orders`, {
+      method: 'POST',
+      headers: { 'Idempotency-Key': 'r' },
+      body: 'from a Request',
+    });
+    await queued(send(request));
+    network.online = true;
+    await outbox.retry();
+    expect(route.hits.map((hit) => [hit.headers.get('idempotency-key'), hit.body])).toEqual([
+      ['r', 'from a Request'],
+    ]);
   });
 
   it('a key the policy generates is made before the send, so the replay sends the key the server saw', async () => {

@@ -19,6 +19,17 @@ const urlOf = (input: FetchInput): string =>
   typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
 
 /**
+ * The headers fetch will send (init's replace the Request's). A Request's are copied one by one: `new Headers()`
+ * of another realm's Headers (a Request made where MSW or a polyfill installed its own classes) loses some.
+ */
+function headersOf(init: RequestInit | undefined, request: Request | undefined): Headers {
+  if (init?.headers !== undefined || request === undefined) return new Headers(init?.headers);
+  const headers = new Headers();
+  request.headers.forEach((value, name) => headers.append(name, value));
+  return headers;
+}
+
+/**
  * Wraps a fetch (best: a `withBackoff` one, whose policy the writes and their replays go through) with a durable
  * outbox. A write (any method but GET, HEAD and OPTIONS) that carries an Idempotency-Key and cannot be completed
  * now (the device is offline, the network failed, or it ended with a status in `queueStatuses`) is written to the
@@ -56,7 +67,7 @@ export function withOutbox(
     const request = typeof Request !== 'undefined' && input instanceof Request ? input : undefined;
     const method = (init?.method ?? request?.method ?? 'GET').toUpperCase();
     if (READS.has(method)) return send(input, init);
-    const headers = new Headers(init?.headers ?? request?.headers);
+    const headers = headersOf(init, request);
     // A blank value is no key: a server cannot deduplicate on it (the policy generates one in its place).
     let key = headers.get(keyHeader)?.trim() || null;
     // A key the policy would generate is made here, so the outbox knows the key the server saw.

@@ -25,7 +25,9 @@ const urlOf = (input: FetchInput): string =>
 function headersOf(init: RequestInit | undefined, request: Request | undefined): Headers {
   if (init?.headers !== undefined || request === undefined) return new Headers(init?.headers);
   const headers = new Headers();
-  request.headers.forEach((value, name) => headers.append(name, value));
+  request.headers.forEach((value, name) => {
+    headers.append(name, value);
+  });
   return headers;
 }
 

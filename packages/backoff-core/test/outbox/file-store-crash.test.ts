@@ -141,6 +141,9 @@ describe('the Node outbox survives kill -9', () => {
       // A write sent again after a kill between its answer and its removal carries its key: the server saw it
       // twice and applied it once. Nothing else arrives twice.
       const repeats = up.arrivals.length - new Set(up.arrivals).size;
+      console.log(
+        `outbox crash seed ${seed}: ${kills} kills queueing, ${replayKills} replaying; ${up.arrivals.length} arrivals, ${repeats} repeated (same key, applied once)`,
+      );
       expect(repeats).toBeLessThanOrEqual(replayKills);
       expect(kills + replayKills).toBeGreaterThan(0);
     },

@@ -33,8 +33,14 @@ export const INTEGRATION: Readonly<Record<string, 'all' | readonly string[]>> = 
   // The bench at a tiny size: a loopback server.
   benchmarks: ['test/smoke.test.ts'],
   // A server that holds answers (hedging), and what only a socket does (resets, stalls, keep-alive); spans and
-  // traceparent as a real server sees them; an attempt a real server stalls.
-  'backoff-core': ['test/attempt-timeout.test.ts', 'test/tracing.test.ts', 'test/with-backoff.hedge.test.ts'],
+  // traceparent as a real server sees them; an attempt a real server stalls; processes killed with SIGKILL while
+  // their outbox queues and replays.
+  'backoff-core': [
+    'test/attempt-timeout.test.ts',
+    'test/outbox/file-store-crash.test.ts',
+    'test/tracing.test.ts',
+    'test/with-backoff.hedge.test.ts',
+  ],
   'axios-backoff': [
     'test/hedge-1.13.test.ts',
     'test/hedge-1.21.test.ts',

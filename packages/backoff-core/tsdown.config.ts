@@ -7,8 +7,10 @@ import { builds } from '../../scripts/builds.ts';
 // scripts/builds.ts (dist/ for Node and no bundler, dist/bundler/ for bundlers).
 export default defineConfig(
   builds({
-    entry: ['src/index.ts', 'src/adapter.ts', 'src/testing.ts'],
+    entry: ['src/index.ts', 'src/adapter.ts', 'src/testing.ts', 'src/outbox.ts', 'src/outbox-node.ts'],
     format: ['esm', 'cjs'],
+    // With Node's types for the Node-only entry's declarations (`backoff-core/outbox/node`).
+    tsconfig: 'tsconfig.build.json',
     dts: true,
     platform: 'neutral',
     target: 'es2022',

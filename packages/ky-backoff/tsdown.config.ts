@@ -37,7 +37,7 @@ function augmentKyFromAnEsFile(): void {
 // scripts/builds.ts (dist/ for Node and no bundler, dist/bundler/ for bundlers).
 export default defineConfig(
   builds({
-    entry: ['src/index.ts'],
+    entry: ['src/index.ts', 'src/outbox.ts'],
     format: ['esm', 'cjs'],
     dts: true,
     platform: 'neutral',

@@ -78,7 +78,8 @@ export function axiosBackoff(instance: AxiosInstance = axios, options?: AxiosBac
       }
       // axios checks for a cancellation before it calls any adapter: such a call is counted here.
       countCancelled(config, installation);
-      config.adapter = retryingAdapter(originalAdapter(config.adapter), installation);
+      const retrying = retryingAdapter(originalAdapter(config.adapter), installation);
+      config.adapter = installation.wrap === undefined ? retrying : installation.wrap(retrying);
       return config;
     },
     null,

@@ -38,6 +38,8 @@ export interface Installation {
    * setting, so one adapter serves them all: no closure per request.
    */
   last?: RetryingAdapter | undefined;
+  /** Set by `axiosOutbox`: wraps the retrying adapter, so a write the retries could not complete is queued. */
+  wrap?: ((retrying: AxiosAdapter) => AxiosAdapter) | undefined;
 }
 
 // Registered, so that a second copy of this package recognises the adapters of the first.

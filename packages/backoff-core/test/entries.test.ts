@@ -1,6 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import * as main from 'backoff-core';
 import * as adapter from 'backoff-core/adapter';
+import * as outbox from 'backoff-core/outbox';
+import * as outboxNode from 'backoff-core/outbox/node';
 import * as testing from 'backoff-core/testing';
 import { describe, expect, it } from 'vitest';
 
@@ -135,6 +137,17 @@ describe('the public surface', () => {
     ]);
   });
 
+  it('`backoff-core/outbox` holds the outbox, its stores and its error, apart from the main entry', () => {
+    expect(Object.keys(outbox).sort()).toEqual([
+      'IndexedDbOutboxStore',
+      'MemoryOutboxStore',
+      'Outbox',
+      'QueuedError',
+      'withOutbox',
+    ]);
+    expect(Object.keys(outboxNode)).toEqual(['FileOutboxStore']);
+  });
+
   it('no module the main entry or the adapter entry loads imports the test kit or MSW', () => {
     const imports = (file: string) =>
       [...readFileSync(new URL(file, SOURCES), 'utf8').matchAll(/(?:from |import\()'([^']+)'/g)].map(
@@ -166,6 +179,8 @@ describe('the public surface', () => {
         ...exportedNames('index.ts'),
         ...exportedNames('adapter.ts'),
         ...exportedNames('testing.ts'),
+        ...exportedNames('outbox.ts'),
+        ...exportedNames('outbox-node.ts'),
       ]),
     ).toEqual([]);
   });

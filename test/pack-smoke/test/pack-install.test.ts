@@ -172,9 +172,12 @@ describe('the packed tarballs', () => {
     '%s holds dist/, README.md, LICENSE, package.json and, for an adapter, MIGRATING.md only',
     (name) => {
       const files = [...packed[name].files].sort();
-      // The core has two more entries, `backoff-core/adapter` and `backoff-core/testing`, whose shared code the
-      // bundler puts in chunks.
-      const entries = name === 'backoff-core' ? ['adapter', 'index', 'testing'] : ['index'];
+      // The core has more entries (`backoff-core/adapter`, `/testing`, `/outbox`, `/outbox/node`), whose shared
+      // code the bundler puts in chunks; each adapter has its `outbox` entry.
+      const entries =
+        name === 'backoff-core'
+          ? ['adapter', 'index', 'outbox', 'outbox-node', 'testing']
+          : ['index', 'outbox'];
       // Each entry in dist/ (Node, and a page with no bundler) and, as ESM only, in dist/bundler/ (bundlers).
       const built = entries.flatMap((entry) => [
         ...['cjs', 'd.cts', 'd.ts', 'js'].map((ext) => `dist/${entry}.${ext}`),

@@ -1,13 +1,13 @@
 import { type Decision, type RetryDecision, stop } from '../decide/rules.js';
-import { serverWaitBound } from '../decide/server-wait.js';
 import { askedDelay, verdict } from '../decide/verdict.js';
 import { headerGetter } from '../http/headers.js';
 import type { Outcome } from '../http/outcome.js';
 import { describeValue } from '../options/show.js';
 import { Call, type Policy, type RequestDescription } from './call.js';
-import { awaited, callback, callbackAnswer, deadlineFor, lateStop, stoppedBy, tell } from './callbacks.js';
+import { callback, callbackAnswer, deadlineFor, lateStop, stoppedBy, tell } from './callbacks.js';
 import { decide } from './decide.js';
-import type { AttemptContext, AttemptHeaders, Held } from './events.js';
+import type { AttemptContext, AttemptHeaders } from './events.js';
+import { gates } from './gates.js';
 import {
   type Attempt,
   type Client,
@@ -19,109 +19,11 @@ import {
   Stopped,
   type Strategy,
 } from './roles.js';
-import { abortReason, anySignal, isThenable, sleep, untilAborted } from './sleep.js';
+import { abortReason, anySignal, isThenable, untilAborted } from './sleep.js';
 import { type Failed, failed, wait } from './wait.js';
 
 // RFC 9110 token characters: what a header name may be made of.
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-
-/** Waits one gate's hold: `onHold` told, every feature told, the hold's slot given back when it is cut short. */
-async function hold(
-  call: Call,
-  gate: FeatureCall,
-  held: Held,
-  signal: AbortSignal | undefined,
-): Promise<void> {
-  const { options } = call.policy;
-  const { delay, reason, key } = held;
-  try {
-    const { onHold } = options;
-    if (onHold !== undefined) {
-      const event = { delay, reason, key, method: call.method, url: call.url, attempt: call.attempts + 1 };
-      const cause = call.previous?.error;
-      await callbackAnswer(
-        call,
-        'onHold',
-        callback('onHold', () => onHold(event), cause),
-        signal,
-        cause,
-      );
-    }
-    tell(call, { type: 'hold', delay, reason, key });
-    const started = options.now();
-    await sleep(delay, signal, options.timers).catch((reason: unknown) => {
-      call.held += Math.min(delay, Math.max(0, options.now() - started));
-      throw stoppedBy(reason);
-    });
-    call.held += delay;
-  } catch (error) {
-    // Cut short: the hold's slot goes back to whoever comes next.
-    gate.release?.(held);
-    throw error;
-  }
-}
-
-/**
- * Runs every gate before a send (a circuit that opened meanwhile, a pacer's hold) and waits each hold. A gate's
- * refusal (a circuit that opened, a hold past the deadline) is thrown as a `Stopped`.
- */
-async function gates(call: Call, signal: AbortSignal | undefined): Promise<void> {
-  const features = call.features;
-  if (features === undefined) return;
-  for (let i = 0; i < features.length; i++) {
-    const gate = features[i] as FeatureCall;
-    const answer = asked(gate, call, signal);
-    const held = isThenable(answer) ? await answer : answer;
-    if (held === undefined) continue;
-    const from = call.policy.options.now();
-    await hold(call, gate, held, signal);
-    // A hold over is confirmed; one that holds again (a pause, a queue stretched) is confirmed in its turn. Each
-    // hold is at least 1 ms and none passes the deadline or maxRetryAfter (the gate refuses it). Without a
-    // deadline, holds renewed again and again still end, as the waits a server keeps asking for do.
-    const until =
-      call.policy.options.deadline === undefined
-        ? from + serverWaitBound(call.policy.options.maxRetryAfter)
-        : undefined;
-    for (let over = gate.confirm !== undefined; over; ) {
-      const within = until === undefined ? call.left() : Math.max(0, until - call.policy.options.now());
-      const confirmed = asked(gate, call, signal, within);
-      const again = isThenable(confirmed) ? await confirmed : confirmed;
-      over = again !== undefined;
-      if (again !== undefined) await hold(call, gate, again, signal);
-    }
-    // The gates before this one look again: a circuit may have opened during the hold.
-    for (let j = 0; j < i; j++) {
-      const earlier = features[j] as FeatureCall;
-      const answer = asked(earlier, call, signal);
-      const again = isThenable(answer) ? await answer : answer;
-      if (again !== undefined) await hold(call, earlier, again, signal);
-    }
-  }
-}
-
-/**
- * A gate's answer, or its confirmation of a hold that is over (`confirmWithin`: how long it may hold again). One that answers later (a shared store) is awaited under the caller's signal: an abort ends
- * the call at once, and a hold reserved after it is given back when it comes.
- */
-function asked(
-  gate: FeatureCall,
-  call: Call,
-  signal: AbortSignal | undefined,
-  confirmWithin?: number,
-): Held | undefined | Promise<Held | undefined> {
-  const answer = confirmWithin === undefined ? gate.gate?.(call.left()) : gate.confirm?.(confirmWithin);
-  if (!isThenable(answer)) return answer;
-  if (signal === undefined) return Promise.resolve(answer);
-  return awaited(answer, signal).catch((error: unknown) => {
-    if (signal.aborted) {
-      answer.then(
-        (late) => late !== undefined && gate.release?.(late),
-        () => {},
-      );
-    }
-    throw error;
-  });
-}
 
 /** A settled result, never a rejection. */
 function settled<T>(sending: () => Promise<T>): Promise<Settled<T>> {

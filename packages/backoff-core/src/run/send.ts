@@ -1,22 +1,13 @@
 // The send step: one attempt's copy shaped by beforeAttempt, sent within attemptTimeout, watched by the features
 // that watch sends; hedged when the policy hedges.
 
-import { askedDelay, verdict } from '../decide/verdict.js';
 import { headerGetter } from '../http/headers.js';
 import type { Outcome } from '../http/outcome.js';
 import { describeValue } from '../options/show.js';
 import type { Call } from './call.js';
-import { callback, callbackAnswer, deadlineFor, lateStop, tell } from './callbacks.js';
+import { callback, callbackAnswer, deadlineFor, lateStop } from './callbacks.js';
 import type { AttemptContext, AttemptHeaders } from './events.js';
-import {
-  type Attempt,
-  type Client,
-  type Copies,
-  type SendWatch,
-  type Settled,
-  Stopped,
-  type Strategy,
-} from './roles.js';
+import type { Attempt, Client, SendWatch, Settled } from './roles.js';
 import { anySignal } from './sleep.js';
 
 // RFC 9110 token characters: what a header name may be made of.
@@ -178,17 +169,6 @@ async function watched<T>(
 }
 
 /**
- * Why a hedge's copy was not sent: its `beforeAttempt` took away the attempt's Idempotency-Key (or changed it), or
- * the budget emptied meanwhile.
- */
-class CopyNotSentError extends Error {
-  override name = 'CopyNotSentError';
-}
-
-/** A copy that was not sent, as its result. */
-const unsent = (why: string): Settled<never> => ({ ok: false, error: new CopyNotSentError(why) });
-
-/**
  * One attempt, hedged when the policy hedges and the request may be sent twice; else one copy. Its first copy was
  * shaped already (`attempt`); each hedge's copy is shaped apart, and goes only with the first one's key.
  */
@@ -204,79 +184,5 @@ export function send<T>(
     // The client's request already hears the caller: a signal of ours goes only with an attemptTimeout.
     return transmit(call, client, attempt, 1, undefined);
   }
-  return hedged(call, client, attempt, signal, strategy);
-}
-
-/**
- * One attempt raced by the policy's strategy: its copies, each shaped apart and priced as a retry. A copy is paid
- * for and counted once it is shaped and goes: one its hook made unsendable costs nothing.
- */
-async function hedged<T>(
-  call: Call,
-  client: Client<T>,
-  attempt: Attempt,
-  signal: AbortSignal | undefined,
-  strategy: Strategy,
-): Promise<Settled<T>> {
-  const { options, budget } = call.policy;
-  const key = call.sentKey;
-  // Each copy the runner allowed: the delay it comes after, and onHedge's answer (awaited before it is shaped).
-  const allowed = new Map<number, { readonly delay: number; readonly told: unknown }>();
-  const copies: Copies<T> = {
-    send: async (copy, own) => {
-      if (copy === 1) return transmit(call, client, attempt, 1, own);
-      const { delay, told } = allowed.get(copy) as { delay: number; told: unknown };
-      const mine = attempt.copy?.() ?? attempt;
-      try {
-        await callbackAnswer(call, 'onHedge', told, own, undefined);
-        await shaped(call, mine, copy, own);
-      } catch (error) {
-        if (error instanceof Stopped) return { ok: false, interrupted: error };
-        throw error;
-      }
-      if (!call.idempotent && call.keyOn(mine.headers) !== key) {
-        return unsent("beforeAttempt took this copy's Idempotency-Key away: not sent.");
-      }
-      if (budget !== undefined && !budget.tryAcquire('hedge')) {
-        return unsent('The retry budget emptied while this copy was shaped: not sent.');
-      }
-      call.hedges++;
-      tell(call, { type: 'hedge', copy, delay });
-      return transmit(call, client, mine, copy, own);
-    },
-    outcome: (result) =>
-      !result.ok && result.error instanceof CopyNotSentError
-        ? { type: 'error', kind: 'not-sent', error: result.error, redirected: false }
-        : outcomeOf(client, result),
-    signal,
-    discard: (result) => client.discard?.(result),
-    retryable: (outcome) =>
-      !(outcome.type === 'error' && outcome.kind === 'abort') &&
-      verdict(outcome, askedDelay(outcome, options.now()), call, options).retryable,
-    mayCopy: (copy, delay) => {
-      if (call.left() <= 0) return false;
-      if (call.features?.some((feature) => feature.admitsCopy?.() === false)) return false;
-      // A hedge is priced as a retry: one the budget cannot pay is refused (and counted so) before onHedge hears
-      // of it; one it can pay is paid when it goes.
-      if (budget !== undefined && budget.available < 1) {
-        budget.tryAcquire('hedge');
-        return false;
-      }
-      const { onHedge } = options;
-      const event = { copy, delay, method: call.method, url: call.url, attempt: call.attempts + 1 };
-      const told = onHedge === undefined ? undefined : callback('onHedge', () => onHedge(event));
-      allowed.set(copy, { delay, told });
-      return true;
-    },
-    won: (copy) => {
-      call.hedgeWon = copy > 1;
-    },
-  };
-  const raced = await strategy.send(copies, call);
-  if ('interrupted' in raced) {
-    // A callback ended the call during the race: the copy already out was sent, so it is an attempt.
-    call.attempts++;
-    throw raced.interrupted;
-  }
-  return raced;
+  return strategy.send(call, client, attempt, signal);
 }

@@ -92,7 +92,7 @@ async function delivered<T>(call: Call, client: Client<T>, settled: Settled<T>):
       wait: (decision, outcome, signal) => wait(call, decision, failed(call, outcome), signal),
       attempts: (signal, headers) => attempts(call, client, signal, headers),
     });
-    if (resumed !== undefined) return client.finish({ ok: true, value: resumed }, call.liveResult());
+    if (resumed !== undefined) return resumed;
   }
   return client.finish(settled, call.result());
 }

@@ -1,7 +1,6 @@
 // The gates before each send: a circuit that may refuse, a pacer that may hold; each hold told and waited, and its
 // slot given back when the caller aborts.
 
-import { serverWaitBound } from '../decide/server-wait.js';
 import type { Call } from './call.js';
 import { awaited, callback, callbackAnswer, stoppedBy, tell } from './callbacks.js';
 import type { Held } from './events.js';
@@ -56,18 +55,11 @@ export async function gates(call: Call, signal: AbortSignal | undefined): Promis
     const answer = asked(gate, call, signal);
     const held = isThenable(answer) ? await answer : answer;
     if (held === undefined) continue;
-    const from = call.policy.options.now();
     await hold(call, gate, held, signal);
-    // A hold over is confirmed; one that holds again (a pause, a queue stretched) is confirmed in its turn. Each
-    // hold is at least 1 ms and none passes the deadline or maxRetryAfter (the gate refuses it). Without a
-    // deadline, holds renewed again and again still end, as the waits a server keeps asking for do.
-    const until =
-      call.policy.options.deadline === undefined
-        ? from + serverWaitBound(call.policy.options.maxRetryAfter)
-        : undefined;
+    // A hold over is confirmed by its gate; one that holds again (a pause, a queue stretched) is confirmed in its
+    // turn, until the gate lets the send go or refuses it.
     for (let over = gate.confirm !== undefined; over; ) {
-      const within = until === undefined ? call.left() : Math.max(0, until - call.policy.options.now());
-      const confirmed = asked(gate, call, signal, within);
+      const confirmed = asked(gate, call, signal, true);
       const again = isThenable(confirmed) ? await confirmed : confirmed;
       over = again !== undefined;
       if (again !== undefined) await hold(call, gate, again, signal);
@@ -83,16 +75,17 @@ export async function gates(call: Call, signal: AbortSignal | undefined): Promis
 }
 
 /**
- * A gate's answer, or its confirmation of a hold that is over (`confirmWithin`: how long it may hold again). One that answers later (a shared store) is awaited under the caller's signal: an abort ends
- * the call at once, and a hold reserved after it is given back when it comes.
+ * A gate's answer, or (`confirm`) its confirmation of a hold that is over. One that answers later (a shared store)
+ * is awaited under the caller's signal: an abort ends the call at once, and a hold reserved after it is given back
+ * when it comes.
  */
 function asked(
   gate: FeatureCall,
   call: Call,
   signal: AbortSignal | undefined,
-  confirmWithin?: number,
+  confirm = false,
 ): Held | undefined | Promise<Held | undefined> {
-  const answer = confirmWithin === undefined ? gate.gate?.(call.left()) : gate.confirm?.(confirmWithin);
+  const answer = confirm ? gate.confirm?.(call.left()) : gate.gate?.(call.left());
   if (!isThenable(answer)) return answer;
   if (signal === undefined) return Promise.resolve(answer);
   return awaited(answer, signal).catch((error: unknown) => {

@@ -54,10 +54,10 @@ export interface FeatureCall {
   /**
    * A hold this feature asked for is over, before its send: hold again (what held it changed meanwhile: a shared
    * lane paused by another process's 429, its queue stretched to a lower rate), or none. Asked once per hold, the
-   * holds it answers included. `within`: how long it may hold again, in ms (what is left of the deadline, or
-   * without one of the bound on holds renewed again and again); throws to stop the call past it.
+   * holds it answers included, until it answers none. `left` is what remains of the deadline, in ms (infinite
+   * without one: the feature bounds holds renewed again and again itself); throws to stop the call.
    */
-  confirm?(within: number): Held | undefined | PromiseLike<Held | undefined>;
+  confirm?(left: number): Held | undefined | PromiseLike<Held | undefined>;
   /** A hold this feature asked for was cut short (the caller aborted): give back what it reserved. */
   release?(hold: Held): void;
   /** Whether a copy of the attempt in flight may go now (a hedge): `true` reserves what it needs. */

@@ -47,7 +47,7 @@ export function begin(policy: Policy, request: RequestDescription, stamp: Stamp 
 }
 
 /** A call whose features start later (a shared store): the call itself is there at once, to end it on an abort. */
-type Later = Promise<Begun> & { readonly call: Call };
+export type Later = Promise<Begun> & { readonly call: Call };
 
 /** Why a feature refused a call: an open circuit's `Stopped`, or a callback of the feature's that failed (a key). */
 const refused = (error: unknown): Stopped =>

@@ -20,7 +20,7 @@ export interface RunnerSteps<T> {
   /** Decides an outcome of the call's latest attempt. */
   decide(outcome: Outcome, signal: AbortSignal): Decision | Promise<Decision>;
   /** Waits a retry's delay, as after any failed attempt. */
-  wait(decision: RetryDecision, outcome: Outcome, signal: AbortSignal): Promise<void>;
+  wait(decision: RetryDecision, outcome: Outcome, signal: AbortSignal): Promise<void> | undefined;
   /** Attempts with `headers` set until the decider stops: the last attempt's result. */
   attempts(signal: AbortSignal, headers: Readonly<Record<string, string | null>>): Promise<Settled<T>>;
 }

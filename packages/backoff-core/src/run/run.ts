@@ -1,5 +1,5 @@
 import { type Decision, type RetryDecision, stop } from '../decide/rules.js';
-import { type Begun, begin } from './begin.js';
+import { type Begun, begin, type Later } from './begin.js';
 import type { Call, Policy, RequestDescription } from './call.js';
 import { stoppedBy } from './callbacks.js';
 import { decide } from './decide.js';
@@ -115,46 +115,68 @@ export async function attempts<T>(
 
 /**
  * Runs one logical request: starts its call (an open circuit refuses it here, nothing sent), then sends, decides
- * and waits until the call stops. Resolves or rejects with what `client.finish` makes of the end.
+ * and waits until the call stops. Resolves or rejects with what `client.finish` makes of the end. Not async
+ * itself: a request parked in its wait holds the loop's frame and the timer, not this one's too.
  */
-export async function runCall<T>(
+export function runCall<T>(
   policy: Policy,
   request: RequestDescription,
   client: Client<T>,
   stamp?: Stamp,
 ): Promise<T> {
-  const begun = begin(policy, request, stamp);
-  const signal = client.signal();
+  let begun: Begun | Later;
+  let signal: AbortSignal | undefined;
+  try {
+    begun = begin(policy, request, stamp);
+    signal = client.signal();
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  return isThenable(begun) ? startedLater(begun, client, signal) : run(begun, client, signal);
+}
+
+/** A call whose features start later (a shared store), waited for under the caller's signal, then run. */
+async function startedLater<T>(begun: Later, client: Client<T>, signal: AbortSignal | undefined): Promise<T> {
   let started: Begun;
-  if (isThenable(begun)) {
-    try {
-      started = await untilAborted(begun, signal);
-    } catch (error) {
-      if (!signal?.aborted) throw error;
-      // Aborted while a feature's store answered: the call ends now, and its features hear it when they start.
-      const reason = stoppedBy(abortReason(signal));
-      begun.then(
-        (late) => late.call.end(reason.reason),
-        () => {},
-      );
-      return interrupted(begun.call, client, reason);
-    }
-  } else started = begun;
-  const { call, refusal } = started;
-  if (refusal !== undefined) return interrupted(call, client, refusal);
+  try {
+    started = await untilAborted(begun, signal);
+  } catch (error) {
+    if (!signal?.aborted) throw error;
+    // Aborted while a feature's store answered: the call ends now, and its features hear it when they start.
+    const reason = stoppedBy(abortReason(signal));
+    begun.then(
+      (late) => late.call.end(reason.reason),
+      () => {},
+    );
+    return interrupted(begun.call, client, reason);
+  }
+  return run(started, client, signal);
+}
+
+/** A started call: refused, or aborted before it began, or sent, decided and waited until it stops. */
+function run<T>({ call, refusal }: Begun, client: Client<T>, signal: AbortSignal | undefined): Promise<T> {
   // Aborted before it began: nothing is sent, and the call ends here and now (a client that rejected the request
   // itself, as axios does, counts it so before its caller hears of it).
-  if (signal?.aborted) return interrupted(call, client, stoppedBy(abortReason(signal)));
-  // Returned, not awaited: a request parked in its wait holds the loop's frame and the timer, not this one's too.
-  return attempts(call, client, signal)
-    .then((settled) => delivered(call, client, settled))
-    .catch((error: unknown) => {
-      if (error instanceof Stopped) return interrupted(call, client, error);
-      // The client failed on its own (not through a callback's Stopped): every feature still hears the end, once.
-      if (call.features !== undefined) {
-        call.last ??= stop('callback-error', call.asked);
-        call.end('callback-error');
-      }
-      throw error;
-    });
+  const stopped = refusal ?? (signal?.aborted ? stoppedBy(abortReason(signal)) : undefined);
+  if (stopped !== undefined) {
+    try {
+      return Promise.resolve(interrupted(call, client, stopped));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+  const failed = (error: unknown): T => {
+    if (error instanceof Stopped) return interrupted(call, client, error);
+    // The client failed on its own (not through a callback's Stopped): every feature still hears the end, once.
+    if (call.features !== undefined) {
+      call.last ??= stop('callback-error', call.asked);
+      call.end('callback-error');
+    }
+    throw error;
+  };
+  // One reaction on the loop: a request parked in its wait holds no chain of promises behind it.
+  return attempts(call, client, signal).then(
+    (settled) => delivered(call, client, settled).catch(failed),
+    failed,
+  );
 }

@@ -37,49 +37,65 @@ export function failed(call: Call, outcome: Outcome): Failed {
 /**
  * The wait before a retry: `onRetry` told (and awaited when it returns a Promise), then the decision's delay, then,
  * after a network failure while the device is offline, the wait for the network (bounded by the deadline only).
+ * Not async itself: a request parked in its wait holds the loop's frame and the pause, not this one's too.
  */
-export async function wait(
+export function wait(
   call: Call,
   decision: RetryDecision,
   failure: Failed,
   signal: AbortSignal | undefined,
-): Promise<void> {
+): Promise<void> | undefined {
   const { options } = call.policy;
   // A call whose signal ended it meanwhile (the caller, or a client that ended the call on its own) retries
   // nothing: no retry is announced.
   if (signal?.aborted) throw stoppedBy(abortReason(signal));
   const { onRetry } = options;
-  if (onRetry !== undefined) {
-    const event: RetryEvent = {
-      retry: decision.retryNumber,
-      retries: options.retries,
-      delay: decision.delay,
-      serverDelay: decision.serverDelay,
-      reason: decision.reason,
-      method: call.method,
-      url: call.url,
-      status: failure.status,
-      error: failure.error,
-      waitingForNetwork: failure.offline,
-    };
-    const answer = callback('onRetry', () => onRetry(event), failure.error);
-    await callbackAnswer(call, 'onRetry', answer, signal, failure.error);
-  }
-  // A request parked in its wait holds no more than the wait needs: not the attempt's error, and not this
-  // function's frame (the pause is returned, not awaited).
+  if (onRetry === undefined) return pause(call, decision, failure, signal);
+  const event: RetryEvent = {
+    retry: decision.retryNumber,
+    retries: options.retries,
+    delay: decision.delay,
+    serverDelay: decision.serverDelay,
+    reason: decision.reason,
+    method: call.method,
+    url: call.url,
+    status: failure.status,
+    error: failure.error,
+    waitingForNetwork: failure.offline,
+  };
+  const answer = callback('onRetry', () => onRetry(event), failure.error);
+  return callbackAnswer(call, 'onRetry', answer, signal, failure.error).then(() =>
+    pause(call, decision, failure, signal),
+  );
+}
+
+/** The decision's delay, every feature told of it, then the wait for the network when the device is offline. */
+function pause(
+  call: Call,
+  decision: RetryDecision,
+  failure: Failed,
+  signal: AbortSignal | undefined,
+): Promise<void> | undefined {
+  // A request parked in its wait holds no more than the wait needs: not the attempt's error.
   if (!failure.offline) failure.error = undefined;
   tell(call, { type: 'wait', delay: decision.delay, retry: decision.retryNumber, reason: decision.reason });
-  if (decision.delay <= 0) return failure.offline ? offline(call, failure, signal) : undefined;
-  const { timers, now } = options;
+  const { delay } = decision;
+  if (delay <= 0) return failure.offline ? offline(call, failure, signal) : undefined;
+  const { timers, now } = call.policy.options;
+  if (signal === undefined && !failure.offline) {
+    // Nothing can cut this wait short: it is counted now, and the loop waits on the timer's own promise alone.
+    call.totalDelay += delay;
+    return sleep(delay, undefined, timers);
+  }
   // Timed only when an abort can cut the wait short (then only the part that passed counts).
   const started = signal ? now() : 0;
-  return sleep(decision.delay, signal, timers).then(
+  return sleep(delay, signal, timers).then(
     () => {
-      call.totalDelay += decision.delay;
+      call.totalDelay += delay;
       return failure.offline ? offline(call, failure, signal) : undefined;
     },
     (reason: unknown) => {
-      call.totalDelay += Math.min(decision.delay, Math.max(0, now() - started));
+      call.totalDelay += Math.min(delay, Math.max(0, now() - started));
       throw stoppedBy(reason);
     },
   );

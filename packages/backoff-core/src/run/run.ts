@@ -1,4 +1,8 @@
-import { type Decision, type RetryDecision, stop } from '../decide/rules.js';
+// The runner's loop, one for every client: a call begun, then attempts (gated, sent, answered, decided) and the
+// waits between them until the decider stops, and the caller's answer made by the client. Each step is a file of
+// its own beside this one.
+
+import { type Decision, stop } from '../decide/rules.js';
 import { type Begun, begin, type Later } from './begin.js';
 import type { Call, Policy, RequestDescription } from './call.js';
 import { stoppedBy } from './callbacks.js';
@@ -7,7 +11,7 @@ import { gates } from './gates.js';
 import { type Client, type Settled, type Stamp, Stopped } from './roles.js';
 import { outcomeOf, send, settled, shaped } from './send.js';
 import { abortReason, isThenable, untilAborted } from './sleep.js';
-import { type Failed, failed, wait } from './wait.js';
+import { type Retry, retryAfter, wait } from './wait.js';
 
 /** The error the caller gets for a call that stopped on `stopped`, and the features told. */
 function interrupted<T>(call: Call, client: Client<T>, stopped: Stopped): T {
@@ -27,12 +31,10 @@ function keyLost(call: Call): TypeError {
 }
 
 /** How one attempt ended for the loop: the caller's answer, or a retry to wait for. */
-type Step<T> =
-  | { readonly done: true; readonly settled: Settled<T> }
-  | { readonly done: false; readonly retry: RetryDecision; readonly failure: Failed };
+type Step<T> = { readonly settled: Settled<T> } | Retry;
 
 /**
- * One attempt: sent (hedged when it may be), answered, decided; its result let go unless the caller gets it.
+ * One attempt: gated, sent (hedged when it may be), answered, decided; its result let go unless the caller gets it.
  * `headers` are set on it first (a continuation's `Range`...; `null` restores the request's own).
  */
 async function attempt<T>(
@@ -41,6 +43,8 @@ async function attempt<T>(
   signal: AbortSignal | undefined,
   headers?: Readonly<Record<string, string | null>>,
 ): Promise<Step<T>> {
+  // Most calls have no gate: no Promise to wait for.
+  if (call.features !== undefined && call.features.length > 0) await gates(call, signal);
   const next = client.next();
   const sending = isThenable(next) ? await next : next;
   if (headers !== undefined) for (const name in headers) sending.header?.(name, headers[name] ?? null);
@@ -59,7 +63,7 @@ async function attempt<T>(
   if (unsent && !result.ok) {
     call.last = stop('aborted', undefined);
     call.end('aborted');
-    return { done: true, settled: result };
+    return { settled: result };
   }
   const raw = outcomeOf(client, result);
   const outcome = client.answer ? await client.answer(result, raw) : raw;
@@ -71,13 +75,13 @@ async function attempt<T>(
     client.discard?.(result);
     throw error;
   }
-  if (!decision.retry) return { done: true, settled: result };
+  if (!decision.retry) return { settled: result };
   client.discard?.(result);
-  const failure = failed(call, outcome);
+  const retry = retryAfter(call, decision, outcome);
   if (call.policy.options.beforeAttempt !== undefined) {
-    call.previous = { status: failure.status, error: failure.error };
+    call.previous = { status: retry.status, error: retry.error };
   }
-  return { done: false, retry: decision, failure };
+  return retry;
 }
 
 /**
@@ -89,7 +93,7 @@ async function delivered<T>(call: Call, client: Client<T>, settled: Settled<T>):
     const { resumeBody } = await import('./continue.js');
     const resumed = await resumeBody(call, client, settled.value, {
       decide: (outcome, signal) => decide(call, outcome, signal),
-      wait: (decision, outcome, signal) => wait(call, decision, failed(call, outcome), signal),
+      wait: (decision, outcome, signal) => wait(call, retryAfter(call, decision, outcome), signal),
       attempts: (signal, headers) => attempts(call, client, signal, headers),
     });
     if (resumed !== undefined) return resumed;
@@ -105,18 +109,15 @@ export async function attempts<T>(
   headers?: Readonly<Record<string, string | null>>,
 ): Promise<Settled<T>> {
   for (;;) {
-    // Most calls have no gate: no Promise to wait for.
-    if (call.features !== undefined && call.features.length > 0) await gates(call, signal);
     const step = await attempt(call, client, signal, headers);
-    if (step.done) return step.settled;
-    await wait(call, step.retry, step.failure, signal);
+    if ('settled' in step) return step.settled;
+    await wait(call, step, signal);
   }
 }
 
 /**
  * Runs one logical request: starts its call (an open circuit refuses it here, nothing sent), then sends, decides
- * and waits until the call stops. Resolves or rejects with what `client.finish` makes of the end. Not async
- * itself: a request parked in its wait holds the loop's frame and the timer, not this one's too.
+ * and waits until the call stops. Resolves or rejects with what `client.finish` makes of the end.
  */
 export function runCall<T>(
   policy: Policy,
@@ -153,19 +154,26 @@ async function startedLater<T>(begun: Later, client: Client<T>, signal: AbortSig
   return run(started, client, signal);
 }
 
-/** A started call: refused, or aborted before it began, or sent, decided and waited until it stops. */
-function run<T>({ call, refusal }: Begun, client: Client<T>, signal: AbortSignal | undefined): Promise<T> {
+/**
+ * A started call: refused, or aborted before it began, or sent, decided and waited until it stops (the loop of
+ * `attempts`, in this frame: a request parked in its wait holds this frame and the timer, nothing more).
+ */
+async function run<T>(
+  { call, refusal }: Begun,
+  client: Client<T>,
+  signal: AbortSignal | undefined,
+): Promise<T> {
   // Aborted before it began: nothing is sent, and the call ends here and now (a client that rejected the request
   // itself, as axios does, counts it so before its caller hears of it).
   const stopped = refusal ?? (signal?.aborted ? stoppedBy(abortReason(signal)) : undefined);
-  if (stopped !== undefined) {
-    try {
-      return Promise.resolve(interrupted(call, client, stopped));
-    } catch (error) {
-      return Promise.reject(error);
+  if (stopped !== undefined) return interrupted(call, client, stopped);
+  try {
+    for (;;) {
+      const step = await attempt(call, client, signal);
+      if ('settled' in step) return await delivered(call, client, step.settled);
+      await wait(call, step, signal);
     }
-  }
-  const failed = (error: unknown): T => {
+  } catch (error) {
     if (error instanceof Stopped) return interrupted(call, client, error);
     // The client failed on its own (not through a callback's Stopped): every feature still hears the end, once.
     if (call.features !== undefined) {
@@ -173,10 +181,5 @@ function run<T>({ call, refusal }: Begun, client: Client<T>, signal: AbortSignal
       call.end('callback-error');
     }
     throw error;
-  };
-  // One reaction on the loop: a request parked in its wait holds no chain of promises behind it.
-  return attempts(call, client, signal).then(
-    (settled) => delivered(call, client, settled).catch(failed),
-    failed,
-  );
+  }
 }

@@ -10,8 +10,12 @@ import { waitForNetwork } from './offline.js';
 import { Stopped } from './roles.js';
 import { abortReason, sleep } from './sleep.js';
 
-/** What a retry's wait needs of the attempt that failed, kept apart so that the attempt itself can be let go. */
-export interface Failed {
+/**
+ * A retry to wait for: its decision, and what its wait needs of the attempt that failed, kept apart so that the
+ * attempt itself can be let go.
+ */
+export interface Retry {
+  readonly decision: RetryDecision;
   readonly status: number | undefined;
   /** Let go once `onRetry` heard of it, unless the wait is for the network (its deadline ends the call with it). */
   error: unknown;
@@ -19,11 +23,12 @@ export interface Failed {
   readonly offline: boolean;
 }
 
-/** What a retry's wait needs of `outcome`. */
-export function failed(call: Call, outcome: Outcome): Failed {
+/** The retry `decision` allows after `outcome`. */
+export function retryAfter(call: Call, decision: RetryDecision, outcome: Outcome): Retry {
   const { network } = call.policy.options;
   const answered = outcome.type === 'response';
   return {
+    decision,
     status: answered ? outcome.status : undefined,
     error: answered ? undefined : outcome.error,
     offline:
@@ -39,18 +44,14 @@ export function failed(call: Call, outcome: Outcome): Failed {
  * after a network failure while the device is offline, the wait for the network (bounded by the deadline only).
  * Not async itself: a request parked in its wait holds the loop's frame and the pause, not this one's too.
  */
-export function wait(
-  call: Call,
-  decision: RetryDecision,
-  failure: Failed,
-  signal: AbortSignal | undefined,
-): Promise<void> | undefined {
+export function wait(call: Call, failure: Retry, signal: AbortSignal | undefined): Promise<void> | undefined {
   const { options } = call.policy;
+  const { decision } = failure;
   // A call whose signal ended it meanwhile (the caller, or a client that ended the call on its own) retries
   // nothing: no retry is announced.
   if (signal?.aborted) throw stoppedBy(abortReason(signal));
   const { onRetry } = options;
-  if (onRetry === undefined) return pause(call, decision, failure, signal);
+  if (onRetry === undefined) return pause(call, failure, signal);
   const event: RetryEvent = {
     retry: decision.retryNumber,
     retries: options.retries,
@@ -65,17 +66,13 @@ export function wait(
   };
   const answer = callback('onRetry', () => onRetry(event), failure.error);
   return callbackAnswer(call, 'onRetry', answer, signal, failure.error).then(() =>
-    pause(call, decision, failure, signal),
+    pause(call, failure, signal),
   );
 }
 
 /** The decision's delay, every feature told of it, then the wait for the network when the device is offline. */
-function pause(
-  call: Call,
-  decision: RetryDecision,
-  failure: Failed,
-  signal: AbortSignal | undefined,
-): Promise<void> | undefined {
+function pause(call: Call, failure: Retry, signal: AbortSignal | undefined): Promise<void> | undefined {
+  const { decision } = failure;
   // A request parked in its wait holds no more than the wait needs: not the attempt's error.
   if (!failure.offline) failure.error = undefined;
   tell(call, { type: 'wait', delay: decision.delay, retry: decision.retryNumber, reason: decision.reason });
@@ -105,7 +102,7 @@ function pause(
  * After a network failure while the device was offline, the wait for the network. Offline time is not capped by
  * maxDelay and spends no attempt; the deadline ends it with the attempt's error.
  */
-async function offline(call: Call, failure: Failed, signal: AbortSignal | undefined): Promise<void> {
+async function offline(call: Call, failure: Retry, signal: AbortSignal | undefined): Promise<void> {
   const { options } = call.policy;
   const { network } = options;
   if (network === undefined) return;

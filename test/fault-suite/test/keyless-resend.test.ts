@@ -1,8 +1,8 @@
 import { Agent } from 'node:http';
-import { VirtualClock } from '@backoff/test-utils';
+import { StallingPacerStore, VirtualClock } from '@backoff/test-utils';
 import axios from 'axios';
 import { axiosBackoff } from 'axios-backoff';
-import { type BackoffOptions, getBackoffResult, withBackoff } from 'backoff-core';
+import { type BackoffOptions, getBackoffResult, Pacer, withBackoff } from 'backoff-core';
 import fc from 'fast-check';
 import ky from 'ky';
 import ky1 from 'ky-1';
@@ -15,7 +15,8 @@ import { type FaultHit, FaultServer, faultPath } from '../src/index.ts';
  * actually sent. For every client, a POST whose key header is absent, `undefined`, `false`, `null`, empty,
  * blank, an array, a key that cannot travel, or a good key, under any casing of the header name and any
  * `idempotencyKey` setting, meets a server that fails twice (or keeps saying "now": `Retry-After: 0` or a past date,
- * to a client that spreads nothing, with callbacks that may stay pending past the deadline): on the server's side,
+ * to a client that spreads nothing, with callbacks that may stay pending past the deadline, and a pacer whose shared
+ * store answers late, past the deadline too): on the server's side,
  * no POST ever arrives twice unless every arrival carries one and the same non-empty key, and every call settles by
  * its deadline. Counted on a real node:http server on 127.0.0.1.
  */
@@ -63,6 +64,8 @@ interface Case {
   /** `retryAfterSpread`: 0 comes back exactly when told. */
   readonly spread: number;
   readonly pending: Pending;
+  /** A pacer whose shared store answers each ask after the next of these stalls (ms); `undefined`: no pacer. */
+  readonly stalls?: readonly number[] | undefined;
 }
 const cases: fc.Arbitrary<Case> = fc.record({
   entries: fc.array(entry, { maxLength: 2 }),
@@ -70,6 +73,9 @@ const cases: fc.Arbitrary<Case> = fc.record({
   steps: scripts,
   spread: fc.constantFrom(0, 1),
   pending: fc.constantFrom<Pending>('none', 'none', 'shouldRetry', 'onRetry', 'beforeAttempt'),
+  stalls: fc.option(fc.array(fc.constantFrom(0, 5, 400, 60_000), { minLength: 1, maxLength: 3 }), {
+    nil: undefined,
+  }),
 });
 
 const hang = () => new Promise<never>(() => {});
@@ -108,7 +114,25 @@ const EXAMPLES: [Case][] = [
       pending: 'beforeAttempt',
     },
   ],
+  [
+    {
+      entries: [],
+      idempotencyKey: false,
+      steps: ['503', '503', '200'],
+      spread: 0,
+      pending: 'none',
+      stalls: [0, 60_000],
+    },
+  ],
 ];
+
+/** The case's pacer, its store answering each ask after the next of the case's stalls on the test's clock. */
+function stallingPacer(stalls: readonly number[] | undefined, clock: VirtualClock) {
+  if (stalls === undefined) return undefined;
+  let answer = 0;
+  const stall = () => stalls[answer++ % stalls.length] as number;
+  return new StallingPacerStore({ timers: clock.timers, stall });
+}
 
 /** How a client sends a POST with the caller's raw header entries; resolves or rejects as the client does. */
 type Send = (url: string, entries: readonly Entry[], options: BackoffOptions) => Promise<unknown>;
@@ -176,10 +200,15 @@ describe('no POST is re-sent without its Idempotency-Key, on the server side', (
     // Calls without a callback that stays pending: those may retry.
     let calm = 0;
     await fc.assert(
-      fc.asyncProperty(cases, async ({ entries, idempotencyKey, steps, spread, pending }) => {
+      fc.asyncProperty(cases, async ({ entries, idempotencyKey, steps, spread, pending, stalls }) => {
         const path = faultPath(steps, `key-${++id}`);
         if (pending === 'none') calm++;
         const clock = new VirtualClock();
+        // Timers fire in the order they fall due: a store's answer stalled past the deadline comes after it.
+        clock.ordered = true;
+        const store = stallingPacer(stalls, clock);
+        // A store may stall past any wait: the deadline ends such a call.
+        const bounded = pending !== 'none' || store !== undefined;
         const started = clock.now();
         let outcome: unknown;
         try {
@@ -190,13 +219,14 @@ describe('no POST is re-sent without its Idempotency-Key, on the server side', (
             now: clock.now,
             budget: false,
             retryAfterSpread: spread,
-            ...(pending === 'none' ? {} : { deadline: DEADLINE, ...pendingOf(pending) }),
+            ...(store === undefined ? {} : { pacer: new Pacer({ store }) }),
+            ...(bounded ? { deadline: DEADLINE, ...pendingOf(pending) } : {}),
           });
         } catch (error) {
           outcome = error;
         }
         // Every call settles (a pending callback ends at the deadline), and none waits past it.
-        if (pending !== 'none') expect(clock.now() - started).toBeLessThanOrEqual(DEADLINE);
+        if (bounded) expect(clock.now() - started).toBeLessThanOrEqual(DEADLINE);
         const hits = server.hitsOf(path);
         expect(hits.every((hit) => hit.method === 'POST')).toBe(true);
         if (hits.length > 1) {
@@ -212,8 +242,17 @@ describe('no POST is re-sent without its Idempotency-Key, on the server side', (
           expect(result?.reason).not.toBe('method-not-idempotent');
         }
         if (hits.length === 0) {
-          // Nothing sent: only a key that cannot travel does that, with a TypeError (ours or the client's).
-          expect(outcome).toBeInstanceOf(TypeError);
+          // Nothing sent: only a key that cannot travel does that, with a TypeError (ours or the client's), or a
+          // store still to answer at the deadline, with its TimeoutError (axios's error keeps it as its cause).
+          const cause = (outcome as { cause?: unknown } | null)?.cause;
+          if (!(outcome instanceof TypeError)) {
+            expect(store?.pending).toBeGreaterThan(0);
+            expect([outcome, cause]).toContainEqual(expect.objectContaining({ name: 'TimeoutError' }));
+          }
+        }
+        // A store's answer the call did not wait for comes later: then no timer is left.
+        for (let turn = 0; turn < 100 && (store?.pending ?? 0) > 0; turn++) {
+          await new Promise((resolve) => setImmediate(resolve));
         }
         clock.auto = false;
         expect(clock.pendingCount).toBe(0);

@@ -105,3 +105,40 @@ export async function callbackAnswer<V>(
 export function tell(call: Call, event: CallEvent): void {
   if (call.features !== undefined) for (const feature of call.features) feature.observe?.(event, call);
 }
+
+/** The stop for a deadline that passed while a shared store answered. */
+const storeLate = (): Stopped =>
+  new Stopped(
+    'deadline',
+    new DOMException('The deadline passed while a shared store answered.', 'TimeoutError'),
+  );
+
+/**
+ * Waits for a shared store's answer under the caller's signal and the deadline: an abort ends the wait at once and
+ * the deadline at its time (a `Stopped`), as a slow store must not keep a call past either. `late` gets the answer
+ * that comes after, to give back what the store granted meanwhile.
+ */
+export async function storeAnswer<V>(
+  call: Call,
+  answer: PromiseLike<V>,
+  signal: AbortSignal | undefined,
+  late: (value: V, stopped: Stopped) => void,
+): Promise<V> {
+  const { deadline, timers } = call.policy.options;
+  const bound =
+    deadline === undefined ? undefined : expiring(signal, Math.max(0, call.left()), storeLate, timers);
+  bound?.arm();
+  try {
+    return await awaited(answer, bound?.signal ?? signal);
+  } catch (error) {
+    if (error instanceof Stopped && (signal?.aborted || bound?.expired)) {
+      answer.then(
+        (value) => late(value, error),
+        () => {},
+      );
+    }
+    throw error;
+  } finally {
+    bound?.release();
+  }
+}

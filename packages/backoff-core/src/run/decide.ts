@@ -5,7 +5,7 @@ import { type Decision, earnsCredit, ownDelay, plan, settle, stop } from '../dec
 import { askedDelay, overridden, type Verdict, verdict } from '../decide/verdict.js';
 import type { Outcome } from '../http/outcome.js';
 import type { Call } from './call.js';
-import { awaited, callback, callbackAnswer, causeOf, deadlineFor } from './callbacks.js';
+import { callback, callbackAnswer, causeOf, deadlineFor, storeAnswer } from './callbacks.js';
 import type { DelayContext, ShouldRetryContext } from './events.js';
 import { Stopped } from './roles.js';
 import { isThenable } from './sleep.js';
@@ -89,9 +89,16 @@ function judge(call: Call, outcome: Outcome, signal: AbortSignal | undefined): D
     else if (answer) refused = true;
   }
   // A feature whose store answers later (a shared one): the verdict waits for every feature's word.
+  // One still learning at the deadline is let go: the deadline decides.
   if (pending.length > 0) {
-    return awaited(Promise.all(pending), signal).then((answers) =>
-      verdicts(call, outcome, asked, refused || answers.some(Boolean), signal, options.now()),
+    return storeAnswer(call, Promise.all(pending), signal, () => {}).then(
+      (answers) => verdicts(call, outcome, asked, refused || answers.some(Boolean), signal, options.now()),
+      (error: unknown) => {
+        if (error instanceof Stopped && error.reason === 'deadline' && !signal?.aborted) {
+          return verdicts(call, outcome, asked, refused, signal, options.now());
+        }
+        throw error;
+      },
     );
   }
   return verdicts(call, outcome, asked, refused, signal, now);

@@ -2,7 +2,7 @@
 // slot given back when the caller aborts.
 
 import type { Call } from './call.js';
-import { awaited, callback, callbackAnswer, stoppedBy, tell } from './callbacks.js';
+import { callback, callbackAnswer, stoppedBy, storeAnswer, tell } from './callbacks.js';
 import type { Held } from './events.js';
 import type { FeatureCall } from './roles.js';
 import { isThenable, sleep } from './sleep.js';
@@ -87,14 +87,7 @@ function asked(
 ): Held | undefined | Promise<Held | undefined> {
   const answer = confirm ? gate.confirm?.(call.left()) : gate.gate?.(call.left());
   if (!isThenable(answer)) return answer;
-  if (signal === undefined) return Promise.resolve(answer);
-  return awaited(answer, signal).catch((error: unknown) => {
-    if (signal.aborted) {
-      answer.then(
-        (late) => late !== undefined && gate.release?.(late),
-        () => {},
-      );
-    }
-    throw error;
+  return storeAnswer(call, answer, signal, (late) => {
+    if (late !== undefined) gate.release?.(late);
   });
 }

@@ -5,12 +5,12 @@
 import { type Decision, stop } from '../decide/rules.js';
 import { type Begun, begin, type Later } from './begin.js';
 import type { Call, Policy, RequestDescription } from './call.js';
-import { stoppedBy } from './callbacks.js';
+import { stoppedBy, storeAnswer } from './callbacks.js';
 import { decide } from './decide.js';
 import { gates } from './gates.js';
 import { type Client, type Settled, type Stamp, Stopped } from './roles.js';
 import { outcomeOf, send, settled, shaped } from './send.js';
-import { abortReason, isThenable, untilAborted } from './sleep.js';
+import { abortReason, isThenable } from './sleep.js';
 import { type Retry, retryAfter, wait } from './wait.js';
 
 /** The error the caller gets for a call that stopped on `stopped`, and the features told. */
@@ -136,20 +136,16 @@ export function runCall<T>(
   return isThenable(begun) ? startedLater(begun, client, signal) : run(begun, client, signal);
 }
 
-/** A call whose features start later (a shared store), waited for under the caller's signal, then run. */
+/** A call whose features start later (a shared store), waited for under the caller's signal and the deadline. */
 async function startedLater<T>(begun: Later, client: Client<T>, signal: AbortSignal | undefined): Promise<T> {
   let started: Begun;
   try {
-    started = await untilAborted(begun, signal);
+    // Aborted, or past the deadline, while a feature's store answered: the call ends now, and its features hear
+    // it when they start.
+    started = await storeAnswer(begun.call, begun, signal, (late, stopped) => late.call.end(stopped.reason));
   } catch (error) {
-    if (!signal?.aborted) throw error;
-    // Aborted while a feature's store answered: the call ends now, and its features hear it when they start.
-    const reason = stoppedBy(abortReason(signal));
-    begun.then(
-      (late) => late.call.end(reason.reason),
-      () => {},
-    );
-    return interrupted(begun.call, client, reason);
+    if (!(error instanceof Stopped)) throw error;
+    return interrupted(begun.call, client, error);
   }
   return run(started, client, signal);
 }

@@ -234,12 +234,23 @@ export class Pacer<S extends PacerStore = MemoryPacerStore> implements PacerLike
           const reserved = store.reserve(kept.key, at, within, random, limits);
           // A shared store answers later: the clock moved on meanwhile, and the hold counts from its answer.
           return isThenable(reserved)
-            ? Promise.resolve(reserved).then((late) => from(held(late, within, now())))
+            ? Promise.resolve(reserved).then((late) => from(answered(late, within, at)))
             : from(held(reserved, within, at));
         };
         const from = (hold: Held | undefined): Held | undefined => {
           if (hold !== undefined) kept.heldFrom = now();
           return hold;
+        };
+        // What was left when the store was asked, less the time its answer took: a hold that no longer fits is
+        // refused now (and its slot given back), not waited past the deadline.
+        const answered = (reserved: Reservation, within: number, asked: number): Held | undefined => {
+          const at = now();
+          const left = within - (at - asked);
+          if (typeof reserved === 'object' && reserved.type === 'held' && reserved.delay > left) {
+            settle(store.release(kept.key, reserved, at));
+            throw new Stopped('deadline', new PacerDeadlineError(kept.key, reserved.delay, left));
+          }
+          return held(reserved, left, at);
         };
         const held = (reserved: Reservation, within: number, at: number): Held | undefined => {
           if (typeof reserved === 'number') {
@@ -284,7 +295,7 @@ export class Pacer<S extends PacerStore = MemoryPacerStore> implements PacerLike
                 kept.sentAt = at;
                 const reserved = store.confirm?.(kept.key, due, at, within, random, limits) ?? due.ticket;
                 return isThenable(reserved)
-                  ? Promise.resolve(reserved).then((late) => held(late, within, now()))
+                  ? Promise.resolve(reserved).then((late) => answered(late, within, at))
                   : held(reserved, within, at);
               };
         return {

@@ -16,6 +16,8 @@ export interface Chunk {
   readonly gzipBytes: number;
   /** Source module path (relative to benchmarks/) -> minified bytes it puts in this file. */
   readonly inputs: Readonly<Record<string, number>>;
+  /** The file's minified code. */
+  readonly code: string;
 }
 
 /** An entry bundled as a user's bundler does: the entry file and what it loads at once, and what it loads later. */
@@ -80,7 +82,13 @@ export async function bundle(
     for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
       if (bytesInOutput > 0) inputs[input] = bytesInOutput;
     }
-    return { path, minBytes: bytes.byteLength, gzipBytes: gzipSize(bytes), inputs };
+    return {
+      path,
+      minBytes: bytes.byteLength,
+      gzipBytes: gzipSize(bytes),
+      inputs,
+      code: new TextDecoder().decode(bytes),
+    };
   };
   const outputs = Object.keys(metafile.outputs).filter((path) => !path.endsWith('.map'));
   const main = outputs.find((path) => metafile.outputs[path]?.entryPoint !== undefined);

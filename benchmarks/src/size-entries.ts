@@ -221,16 +221,31 @@ export const SIZE_ENTRIES: readonly SizeEntry[] = [
 /**
  * Source modules of the opt-in features, by path under backoff-core/src: a default entry must hold none of them
  * (everything under `features/`: hedging, the pacer, the breaker, the metrics, the tab store, body resume, tracing;
- * and the runner's continuation of a cut body). Three exceptions, each a few lines every policy holds:
+ * and the runner's continuation of a cut body). Two exceptions, each a few lines every policy holds:
  * `features/resume/options.ts`, the `resume` option's validation (an option the core declares is checked by the
- * core, so that its error names it); `features/resume/errors.ts`, the `ResumeError` class the package exports (a
- * caller's `instanceof` must not load the rest); and `features/tracing/feature.ts`, which imports the spans' code
- * on the first call with a `tracer`.
+ * core, so that its error names it); and `features/resume/errors.ts`, the `ResumeError` class the package exports
+ * (a caller's `instanceof` must not load the rest).
  */
 export const FEATURE_MODULES: readonly RegExp[] = [
-  /backoff-core\/src\/features\/(?!resume\/(options|errors)\.ts$|tracing\/feature\.ts$)/,
+  /backoff-core\/src\/features\/(?!resume\/(options|errors)\.ts$)/,
   /backoff-core\/src\/run\/continue/,
 ];
+
+/**
+ * Words of each opt-in feature's code that a minifier keeps (error names and messages, header and attribute names,
+ * registered symbols' keys), none of which the rest of the core says: a default entry's code (the entry and its
+ * static chunks) may hold none of them. Reading the code, not the modules, finds a feature's part that sits in a
+ * module of the core.
+ */
+export const FEATURE_WORDS: Readonly<Record<string, readonly string[]>> = {
+  Hedge: ['CopyNotSentError', 'Another copy of this request answered first'],
+  Pacer: ['PacerDeadlineError'],
+  CircuitBreaker: ['CircuitOpenError'],
+  BackoffMetrics: ['backoff.call.attempts'],
+  // The runner's continuation of a cut body, and the live result the caller's response then carries.
+  resume: ['Last-Event-ID', 'If-Range', 'nodejs.util.inspect.custom'],
+  tracer: ['@opentelemetry/api', 'backoff-core attempt attributes', 'backoff.hedge.copy'],
+};
 
 /**
  * The esbuild options of every measured bundle: what a user's bundler does for a browser (bundle, minify,

@@ -1,5 +1,5 @@
 import { type Bundle, bundle, type Chunk } from './bundle.js';
-import { development, FEATURE_MODULES, SIZE_ENTRIES, type SizeEntry } from './size-entries.js';
+import { development, FEATURE_MODULES, FEATURE_WORDS, SIZE_ENTRIES, type SizeEntry } from './size-entries.js';
 import { fixed, markdownTable } from './table.js';
 
 /** One module's share of a bundle: minified bytes it puts in the output. */
@@ -20,6 +20,9 @@ export interface SizeRow {
   readonly modules: readonly ModuleShare[];
   /** The source modules only in lazily imported chunks. */
   readonly lazyModules: readonly ModuleShare[];
+  /** The minified code of the entry and its static chunks, and of the lazy chunks. */
+  readonly code: string;
+  readonly lazyCode: string;
 }
 
 export interface SizeResult {
@@ -58,6 +61,8 @@ export function sizeRow(entry: SizeEntry, built: Bundle): SizeRow {
     lazyGzipBytes: sum(built.lazy, (chunk) => chunk.gzipBytes),
     modules: shares(built.loaded),
     lazyModules: shares(built.lazy),
+    code: built.loaded.map((chunk) => chunk.code).join('\n'),
+    lazyCode: built.lazy.map((chunk) => chunk.code).join('\n'),
   };
 }
 
@@ -74,6 +79,13 @@ export function featureModules(row: SizeRow): string[] {
   return row.modules
     .map((share) => share.module)
     .filter((module) => FEATURE_MODULES.some((pattern) => pattern.test(module)));
+}
+
+/** The words of each feature (see `FEATURE_WORDS`) in `code`, as `feature: word`. */
+export function featureWords(code: string): string[] {
+  return Object.entries(FEATURE_WORDS).flatMap(([feature, words]) =>
+    words.filter((word) => code.includes(word)).map((word) => `${feature}: ${word}`),
+  );
 }
 
 /** The budget a measured size gets: x 1.10, rounded up to 10 bytes. */
@@ -153,10 +165,11 @@ const SIZE_IDEAS: Readonly<Record<string, string>> = {
     "short (the option, what it got, a link), the peers' names and the long advice left out. What remains of " +
     "the development text is each check's own words (`an integer from 0 to 100`), computed but unused in " +
     'production; fewer options would be the next cut.',
-  'backoff-core/src/run/run.ts':
-    'the runner: the one loop with its gates, holds and waits, the hedged send, the shouldRetry context and the ' +
-    'onRetry event. Much of it is public property names, which minifiers keep; little to cut without changing ' +
-    'the API.',
+  'backoff-core/src/run/decide.ts':
+    'the decide step: the shouldRetry and delay contexts, the features told, the limits. Much of it is public ' +
+    'property names, which minifiers keep; little to cut without changing the API.',
+  'backoff-core/src/run/send.ts':
+    "the send step: beforeAttempt's context and its header checks, attemptTimeout, the watched send.",
   'backoff-core/src/decide/rules.ts':
     'the method/body/retries/Retry-After gates and the computed wait, then the deadline/circuit/budget limits; ' +
     'each a few lines, with little to cut.',

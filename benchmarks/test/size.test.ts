@@ -2,8 +2,16 @@
 // counted, and that every budget is kept.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bundle } from '../src/bundle.js';
-import { budgetFor, featureModules, overBudget, runSize, type SizeResult, sizeRow } from '../src/size.js';
-import { FEATURE_MODULES, SIZE_ENTRIES } from '../src/size-entries.js';
+import {
+  budgetFor,
+  featureModules,
+  featureWords,
+  overBudget,
+  runSize,
+  type SizeResult,
+  sizeRow,
+} from '../src/size.js';
+import { FEATURE_MODULES, FEATURE_WORDS, SIZE_ENTRIES } from '../src/size-entries.js';
 
 const OURS = SIZE_ENTRIES.filter((entry) => entry.kind !== 'reference');
 let result: SizeResult;
@@ -58,6 +66,33 @@ describe('a default import holds no code of the features it does not use', () =>
       expect(used.gzipBytes).toBeGreaterThan(row(base.name).gzipBytes);
     }
   });
+});
+
+describe("a default import's code says no word of the features it does not use", () => {
+  const defaults = OURS.filter((entry) => entry.kind === 'default').map((entry) => entry.name);
+
+  // The modules above miss a feature's part that sits in a module of the core: the code itself does not.
+  it.each(defaults)(
+    '%s: no word only hedging, the pacer, the breaker, metrics, resume or tracing say',
+    (name) => {
+      expect(featureWords(row(name).code)).toEqual([]);
+    },
+  );
+
+  // The check above can fail: each feature's entry says every word of its feature (resume's and the trace's in
+  // the chunks they load).
+  it.each(Object.keys(FEATURE_WORDS))(
+    'with %s, each of its words is in the bundle, on every package',
+    (feature) => {
+      const words = (FEATURE_WORDS[feature] ?? []).map((word) => `${feature}: ${word}`);
+      expect(words.length).toBeGreaterThan(0);
+      for (const base of defaults) {
+        const used = result.rows.find((r) => r.entry.base === base && r.entry.name.includes(` + ${feature}`));
+        if (used === undefined) throw new Error(`no entry of ${base} with ${feature}`);
+        expect(featureWords(`${used.code}\n${used.lazyCode}`)).toEqual(expect.arrayContaining(words));
+      }
+    },
+  );
 });
 
 describe('the test kit stays out of an app', () => {

@@ -1,16 +1,9 @@
 import { originOf } from '../http/url.js';
 import { type Check, checked, fail, range } from '../options/check.js';
 import { describeValue } from '../options/show.js';
-import type {
-  CallView,
-  Copies,
-  FeatureOptions,
-  Raced,
-  Settled,
-  Strategy,
-  StrategySource,
-} from '../run/roles.js';
+import type { CallView, FeatureOptions, Settled, Strategy, StrategySource } from '../run/roles.js';
 import { anySignal } from '../run/sleep.js';
+import { type Copies, hedging, type Raced } from './hedge-copies.js';
 
 /** Options of `new Hedge()`: send a copy of an attempt that has not answered after `delay` ms. */
 export interface HedgeOptions {
@@ -66,7 +59,7 @@ export class Hedge implements StrategySource {
 
   /** The strategy for a policy: races the copies of each attempt. */
   strategy(options: FeatureOptions): Strategy {
-    return { send: (copies, call) => this.#race(copies, call, options) };
+    return hedging((copies, call) => this.#race(copies, call, options));
   }
 
   /**

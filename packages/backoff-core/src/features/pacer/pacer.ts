@@ -1,4 +1,5 @@
 import { parseRateQuota } from '../../decide/server-timing.js';
+import { serverWaitBound } from '../../decide/server-wait.js';
 import type { HeadersLike } from '../../http/headers.js';
 import { originOf } from '../../http/url.js';
 import { briefly, checked, fail, fn, range } from '../../options/check.js';
@@ -122,6 +123,8 @@ interface Kept {
   ticket: number;
   /** The hold it waits in, until its send goes (given back if the call ends first). */
   hold: Hold | undefined;
+  /** When the gate last held it: holds renewed since (`confirm`) end within maxRetryAfter's bound of it. */
+  heldFrom: number;
 }
 
 /** The origin of a paced request's URL, `''` when it has none. */
@@ -233,6 +236,7 @@ export class Pacer<S extends PacerStore = MemoryPacerStore> implements PacerLike
           sentAt: Number.NEGATIVE_INFINITY,
           ticket: 0,
           hold: undefined,
+          heldFrom: 0,
         };
         const hold = (within: number): Held | undefined | Promise<Held | undefined> => {
           const at = now();
@@ -241,8 +245,12 @@ export class Pacer<S extends PacerStore = MemoryPacerStore> implements PacerLike
           const reserved = store.reserve(kept.key, at, within, random, limits);
           // A shared store answers later: the clock moved on meanwhile, and the hold counts from its answer.
           return isThenable(reserved)
-            ? Promise.resolve(reserved).then((late) => answered(late, within, at))
-            : held(reserved, within, at);
+            ? Promise.resolve(reserved).then((late) => from(answered(late, within, at)))
+            : from(held(reserved, within, at));
+        };
+        const from = (hold: Held | undefined): Held | undefined => {
+          if (hold !== undefined) kept.heldFrom = now();
+          return hold;
         };
         // What was left when the store was asked, less the time its answer took: a hold that no longer fits is
         // refused now (and its slot given back), not waited past the deadline.
@@ -281,14 +289,19 @@ export class Pacer<S extends PacerStore = MemoryPacerStore> implements PacerLike
           kept.hold = undefined;
           if (held !== undefined) settle(store.release(kept.key, held, now()));
         };
-        // A hold over: a shared store confirms it (a pause another process learnt meanwhile holds it again).
+        // A hold over: a shared store confirms it (a pause another process learnt meanwhile holds it again). Each
+        // hold is at least 1 ms and none passes the deadline or maxRetryAfter (it is refused). Without a deadline,
+        // holds renewed again and again still end, as the waits a server keeps asking for do.
         const confirm =
           store.confirm === undefined
             ? undefined
-            : (within: number): Held | undefined | Promise<Held | undefined> => {
+            : (left: number): Held | undefined | Promise<Held | undefined> => {
                 const due = kept.hold;
                 if (due === undefined) return undefined;
                 const at = now();
+                const within = Number.isFinite(left)
+                  ? left
+                  : Math.max(0, kept.heldFrom + serverWaitBound(maxRetryAfter) - at);
                 kept.hold = undefined;
                 kept.sentAt = at;
                 const reserved = store.confirm?.(kept.key, due, at, within, random, limits) ?? due.ticket;

@@ -1,6 +1,8 @@
 import { CircuitBreaker, Pacer, withBackoff } from 'backoff-core';
 import { RedisStore } from 'backoff-redis';
 import { createClient } from 'redis';
+import type { FleetOptions } from './fleet.ts';
+import { fixedWindow } from './limiter.ts';
 
 /**
  * Virtual time for a whole fleet: one timer fires at a time, in order of when it falls due (then of when it was
@@ -83,36 +85,22 @@ function tracked<T extends object>(store: T, clock: EventClock): T {
   });
 }
 
-/** A fixed-window limiter's answers on the virtual clock (as limiter.ts answers over HTTP on the wall clock). */
-function limiter(clock: EventClock, start: number, { limit, window, headers }: LimiterOptions) {
+/** The limiter of limiter.ts on the virtual clock, answering in-process, 2 ms after each request. */
+function limiter(clock: EventClock, options: { limit: number; window: number; headers: boolean }) {
   const arrivals: Array<{ at: number; status: number }> = [];
-  let current = -1;
-  let used = 0;
+  const answer = fixedWindow(options);
   let outage = false;
   const fetch = (): Promise<Response> => {
     const now = clock.now();
-    const index = Math.floor((now - start) / window);
-    if (index !== current) {
-      current = index;
-      used = 0;
-    }
     let response: Response;
     if (outage) {
       arrivals.push({ at: now, status: 500 });
       response = new Response('down', { status: 500 });
     } else {
-      const status = ++used > limit ? 429 : 200;
+      const { status, fields } = answer(now);
       arrivals.push({ at: now, status });
-      const fields: Record<string, string> = {};
-      if (headers) {
-        const reset = Math.max(1, Math.ceil((start + (index + 1) * window - now) / 1000));
-        fields['ratelimit-policy'] = `"limit"; q=${limit}; w=${window / 1000}`;
-        fields.ratelimit = `"limit"; r=${Math.max(0, limit - used)}; t=${reset}`;
-        if (status === 429) fields['retry-after'] = String(reset);
-      }
       response = new Response(status === 200 ? 'ok' : 'slow down', { status, headers: fields });
     }
-    // Answered 2 ms later, in virtual time.
     return new Promise((resolve) => clock.timers.setTimeout(() => resolve(response), 2));
   };
   return {
@@ -124,24 +112,6 @@ function limiter(clock: EventClock, start: number, { limit, window, headers }: L
   };
 }
 
-interface LimiterOptions {
-  readonly limit: number;
-  readonly window: number;
-  readonly headers: boolean;
-}
-
-/** A seeded mulberry32: each process's own random, the same every run. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
-
 /** Polls (in real time) until `done()`: Redis's own comings and goings, while virtual time stands still. */
 async function until(done: () => boolean, what: string): Promise<void> {
   for (let waited = 0; !done(); waited += 5) {
@@ -150,16 +120,7 @@ async function until(done: () => boolean, what: string): Promise<void> {
   }
 }
 
-export interface VirtualFleetOptions extends LimiterOptions {
-  readonly processes: number;
-  readonly calls: number;
-  /** New calls per second across the fleet. */
-  readonly rate: number;
-  readonly feature: 'pacer' | 'breaker';
-  /** The Redis to share through (`undefined`: each process on its own). */
-  readonly redis: string | undefined;
-  readonly retries?: number;
-  readonly deadline?: number;
+export interface VirtualFleetOptions extends Omit<FleetOptions, 'during'> {
   /** Acts at given times (ms after the start, on the virtual clock), each awaited before time moves on. */
   readonly during?: (
     at: (ms: number, act: () => unknown) => void,
@@ -191,12 +152,12 @@ let runs = 0;
 
 /**
  * A fleet of `processes` apps, each as a separate process has it (its own Redis client, RedisStore, pacer or
- * breaker, and random), on one virtual clock in this process, against the real redis-server (the stores on the
+ * breaker, and jitter), on one virtual clock in this process, against the real redis-server (the stores on the
  * caller's clock). Process `w` starts its calls at `w / rate` s and every `processes / rate` s after.
  */
 export async function virtualFleet(options: VirtualFleetOptions): Promise<VirtualFleetRun> {
   const clock = new EventClock(START);
-  const backend = limiter(clock, START, options);
+  const backend = limiter(clock, options);
   const calls: VirtualCall[] = [];
   const trips: number[] = [];
   const fallbacks: Array<{ worker: number; at: number }> = [];
@@ -245,7 +206,8 @@ export async function virtualFleet(options: VirtualFleetOptions): Promise<Virtua
           deadline: options.deadline ?? 30_000,
           now: clock.now,
           timers: clock.timers,
-          random: seeded(worker + 1),
+          // Each process draws its own jitter: the same every run.
+          random: () => (worker + 0.5) / options.processes,
           ...feature,
         });
       }),

@@ -4,16 +4,16 @@ import { createClient } from 'redis';
 import type { FleetOptions } from './fleet.ts';
 import { fixedWindow } from './limiter.ts';
 
-/**
- * Virtual time for a whole fleet: one timer fires at a time, in order of when it falls due (then of when it was
- * set), and the next fires only once everything the last one started is over, the Redis round trips included. A
- * run's events are then the same on an idle machine and on a busy one.
- */
 interface Timer {
   readonly due: number;
   readonly callback: () => unknown;
 }
 
+/**
+ * Virtual time for a whole fleet: one timer fires at a time, in order of when it falls due (then of when it was
+ * set), and the next fires only once everything the last one started is over, the Redis round trips included. A
+ * run's events are then the same on an idle machine and on a busy one.
+ */
 class EventClock {
   #now: number;
   #queue: Timer[] = [];
@@ -115,7 +115,7 @@ function limiter(clock: EventClock, options: { limit: number; window: number; he
 /** Polls (in real time) until `done()`: Redis's own comings and goings, while virtual time stands still. */
 async function until(done: () => boolean, what: string): Promise<void> {
   for (let waited = 0; !done(); waited += 5) {
-    if (waited > 10_000) throw new Error(`Still waiting after 10 s: ${what}.`);
+    if (waited > 30_000) throw new Error(`Still waiting after 30 s: ${what}.`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }

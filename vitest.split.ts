@@ -10,8 +10,10 @@ export const INTEGRATION: Readonly<Record<string, 'all' | readonly string[]>> = 
   // A real Chromium.
   browser: 'all',
   // Packs and installs the packages; type-checks every README code block with tsc (tens of seconds); runs the
-  // README's tracing set-up with the OpenTelemetry SDK installed by npm.
+  // README's tracing set-up with the OpenTelemetry SDK installed by npm; bundles the installed packages with
+  // esbuild, Vite and webpack and runs them against a server on 127.0.0.1.
   'pack-smoke': [
+    'test/bundlers.test.ts',
     'test/one-install.test.ts',
     'test/pack-install.test.ts',
     'test/readme-code.test.ts',
@@ -31,8 +33,14 @@ export const INTEGRATION: Readonly<Record<string, 'all' | readonly string[]>> = 
   // The bench at a tiny size: a loopback server.
   benchmarks: ['test/smoke.test.ts'],
   // A server that holds answers (hedging), and what only a socket does (resets, stalls, keep-alive); spans and
-  // traceparent as a real server sees them; an attempt a real server stalls.
-  'backoff-core': ['test/attempt-timeout.test.ts', 'test/tracing.test.ts', 'test/with-backoff.hedge.test.ts'],
+  // traceparent as a real server sees them; an attempt a real server stalls; processes killed with SIGKILL while
+  // their outbox queues and replays.
+  'backoff-core': [
+    'test/attempt-timeout.test.ts',
+    'test/outbox/file-store-crash.test.ts',
+    'test/tracing.test.ts',
+    'test/with-backoff.hedge.test.ts',
+  ],
   'axios-backoff': [
     'test/hedge-1.13.test.ts',
     'test/hedge-1.21.test.ts',

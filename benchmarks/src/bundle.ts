@@ -16,6 +16,8 @@ export interface Chunk {
   readonly gzipBytes: number;
   /** Source module path (relative to benchmarks/) -> minified bytes it puts in this file. */
   readonly inputs: Readonly<Record<string, number>>;
+  /** The file's minified code. */
+  readonly code: string;
 }
 
 /** An entry bundled as a user's bundler does: the entry file and what it loads at once, and what it loads later. */
@@ -47,10 +49,14 @@ function entryPlugin(code: string): Plugin {
  * `import()` becomes a chunk of its own), the client external. Each entry is built alone, so no chunk is shared
  * with another entry's.
  */
-export async function bundle(entry: Pick<SizeEntry, 'name' | 'code' | 'external'>): Promise<Bundle> {
+export async function bundle(
+  entry: Pick<SizeEntry, 'name' | 'code' | 'external'> & Partial<Pick<SizeEntry, 'mode'>>,
+): Promise<Bundle> {
   const result = await build({
     ...ESBUILD_OPTIONS,
     conditions: [...ESBUILD_OPTIONS.conditions],
+    // What every bundler does for its build mode (esbuild's own default when minifying is 'production').
+    define: { 'process.env.NODE_ENV': JSON.stringify(entry.mode ?? 'production') },
     absWorkingDir: BENCH_DIR,
     entryPoints: [ENTRY],
     external: [...entry.external],
@@ -76,7 +82,13 @@ export async function bundle(entry: Pick<SizeEntry, 'name' | 'code' | 'external'
     for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
       if (bytesInOutput > 0) inputs[input] = bytesInOutput;
     }
-    return { path, minBytes: bytes.byteLength, gzipBytes: gzipSize(bytes), inputs };
+    return {
+      path,
+      minBytes: bytes.byteLength,
+      gzipBytes: gzipSize(bytes),
+      inputs,
+      code: new TextDecoder().decode(bytes),
+    };
   };
   const outputs = Object.keys(metafile.outputs).filter((path) => !path.endsWith('.map'));
   const main = outputs.find((path) => metafile.outputs[path]?.entryPoint !== undefined);

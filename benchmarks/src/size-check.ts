@@ -1,10 +1,13 @@
 // `pnpm size`: measures every entry of size-entries.ts, prints the sizes and each entry's modules, and fails when
-// an entry is over its budget or a default entry holds a feature's module. `--budgets` prints what each budget
-// would be from this measure (x 1.10); `--write` writes the size section of RESULTS.md.
+// an entry is over its budget or a default entry holds a feature's module or says a feature's word. `--budgets`
+// prints what each budget would be from this measure (x 1.10); `--write` writes the size section of RESULTS.md and
+// the size rows of the package READMEs.
+import { writeReadmeSizes } from './readme-sizes.js';
 import { writeSection } from './results-sections.js';
 import {
   budgetFor,
   featureModules,
+  featureWords,
   moduleTable,
   overBudget,
   runSize,
@@ -30,7 +33,10 @@ if (args.has('--budgets')) {
     }
   }
 }
-if (args.has('--write')) writeSection('size', sizeSection(result));
+if (args.has('--write')) {
+  writeSection('size', sizeSection(result));
+  writeReadmeSizes(result);
+}
 
 let failed = false;
 for (const row of overBudget(result)) {
@@ -44,6 +50,11 @@ for (const row of result.rows) {
   if (features.length > 0) {
     failed = true;
     console.error(`\n${row.entry.name} holds code of features it does not use: ${features.join(', ')}.`);
+  }
+  const words = row.entry.kind === 'default' ? featureWords(row.code) : [];
+  if (words.length > 0) {
+    failed = true;
+    console.error(`\n${row.entry.name} says words of features it does not use: ${words.join(', ')}.`);
   }
 }
 const unbudgeted = result.rows.filter(

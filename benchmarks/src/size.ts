@@ -1,5 +1,5 @@
 import { type Bundle, bundle, type Chunk } from './bundle.js';
-import { FEATURE_MODULES, SIZE_ENTRIES, type SizeEntry } from './size-entries.js';
+import { development, FEATURE_MODULES, FEATURE_WORDS, SIZE_ENTRIES, type SizeEntry } from './size-entries.js';
 import { fixed, markdownTable } from './table.js';
 
 /** One module's share of a bundle: minified bytes it puts in the output. */
@@ -20,6 +20,9 @@ export interface SizeRow {
   readonly modules: readonly ModuleShare[];
   /** The source modules only in lazily imported chunks. */
   readonly lazyModules: readonly ModuleShare[];
+  /** The minified code of the entry and its static chunks, and of the lazy chunks. */
+  readonly code: string;
+  readonly lazyCode: string;
 }
 
 export interface SizeResult {
@@ -58,6 +61,8 @@ export function sizeRow(entry: SizeEntry, built: Bundle): SizeRow {
     lazyGzipBytes: sum(built.lazy, (chunk) => chunk.gzipBytes),
     modules: shares(built.loaded),
     lazyModules: shares(built.lazy),
+    code: built.loaded.map((chunk) => chunk.code).join('\n'),
+    lazyCode: built.lazy.map((chunk) => chunk.code).join('\n'),
   };
 }
 
@@ -74,6 +79,13 @@ export function featureModules(row: SizeRow): string[] {
   return row.modules
     .map((share) => share.module)
     .filter((module) => FEATURE_MODULES.some((pattern) => pattern.test(module)));
+}
+
+/** The words of each feature (see `FEATURE_WORDS`) in `code`, as `feature: word`. */
+export function featureWords(code: string): string[] {
+  return Object.entries(FEATURE_WORDS).flatMap(([feature, words]) =>
+    words.filter((word) => code.includes(word)).map((word) => `${feature}: ${word}`),
+  );
 }
 
 /** The budget a measured size gets: x 1.10, rounded up to 10 bytes. */
@@ -149,12 +161,15 @@ export const BEFORE: Readonly<Record<string, number>> = {
 /** Where the size goes, per core module: what each holds (read from the sources) and how it could shrink. */
 const SIZE_IDEAS: Readonly<Record<string, string>> = {
   'backoff-core/src/options/validate.ts':
-    'the option defaults and their validation with a message naming each option, already one table of ' +
-    'checks (check.ts) with short messages; fewer options would be the next cut.',
-  'backoff-core/src/run/run.ts':
-    'the runner: the one loop with its gates, holds and waits, the hedged send, the shouldRetry context and the ' +
-    'onRetry event. Much of it is public property names, which minifiers keep; little to cut without changing ' +
-    'the API.',
+    'the option defaults and their validation, one table of checks (check.ts); in production each message is ' +
+    "short (the option, what it got, a link), the peers' names and the long advice left out. What remains of " +
+    "the development text is each check's own words (`an integer from 0 to 100`), computed but unused in " +
+    'production; fewer options would be the next cut.',
+  'backoff-core/src/run/decide.ts':
+    'the decide step: the shouldRetry and delay contexts, the features told, the limits. Much of it is public ' +
+    'property names, which minifiers keep; little to cut without changing the API.',
+  'backoff-core/src/run/send.ts':
+    "the send step: beforeAttempt's context and its header checks, attemptTimeout, the watched send.",
   'backoff-core/src/decide/rules.ts':
     'the method/body/retries/Retry-After gates and the computed wait, then the deadline/circuit/budget limits; ' +
     'each a few lines, with little to cut.',
@@ -173,12 +188,33 @@ const SIZE_IDEAS: Readonly<Record<string, string>> = {
     'secure contexts); Node >= 22 always has it.',
 };
 
+/** What users pick instead, read beside the default imports (their messages are as short in any build). */
+export const PEERS: readonly string[] = [
+  'axios-retry 4.5.0',
+  'retry-axios 4.0.3',
+  'p-retry 9.0.0',
+  'cockatiel 4.0.0',
+  'ky 2.1.0',
+];
+
 /** RESULTS.md's size section (`pnpm size -- --write`). */
 export function sizeSection(result: SizeResult): string {
   const defaults = result.rows.filter((row) => BEFORE[row.entry.name] !== undefined);
+  const gzip = (name: string) => result.rows.find((row) => row.entry.name === name)?.gzipBytes;
   const before = defaults.map((row) => {
     const was = BEFORE[row.entry.name] ?? 0;
-    return [row.entry.name, fixed(was), fixed(row.gzipBytes), signed(row.gzipBytes - was)];
+    const dev = gzip(development(row.entry.name));
+    return [
+      row.entry.name,
+      fixed(was),
+      dev === undefined ? '' : fixed(dev),
+      fixed(row.gzipBytes),
+      signed(row.gzipBytes - was),
+    ];
+  });
+  const peers = PEERS.flatMap((name) => {
+    const bytes = gzip(name);
+    return bytes === undefined ? [] : [[name, fixed(bytes)]];
   });
   return [
     '## Size',
@@ -191,10 +227,24 @@ export function sizeSection(result: SizeResult): string {
       '(`pnpm size` fails above one).',
     '',
     'The default imports, before (every feature in every bundle: the previous measure, same esbuild and options, ' +
-      'an entry exporting the function alone; calling it instead measures within 15 bytes of that) and now, ' +
+      'an entry exporting the function alone; calling it instead measures within 15 bytes of that) and now, in ' +
+      'both builds a bundler makes: development (every error message in full) and production (`process.env.NODE_ENV` ' +
+      "replaced by `'production'`: each check kept, its message short with a link to docs/errors.md), " +
       'min+gzip bytes:',
     '',
-    markdownTable(['default import', 'before', 'now', 'change'], before, ['l', 'r', 'r', 'r']),
+    markdownTable(['default import', 'before', 'development', 'production', 'production − before'], before, [
+      'l',
+      'r',
+      'r',
+      'r',
+      'r',
+    ]),
+    '',
+    'Beside the peers (the same bundle of each, as published; ky is the client itself, its own retry included):',
+    '',
+    markdownTable(['peer', 'min+gzip bytes'], peers, ['l', 'r']),
+    '',
+    'Every other row below is the production build; `(development)` marks the same entry in the development build.',
     '',
     'What each feature adds when it is used (min+gzip bytes; `resume` and `tracer` are options, not imports: what ' +
       'they add is what the core loads for them when they are set):',
@@ -220,7 +270,9 @@ export function sizeSection(result: SizeResult): string {
 export function featureCosts(result: SizeResult): string[][] {
   const features = [
     ...new Set(
-      result.rows.filter((row) => row.entry.base !== undefined).map((row) => row.entry.name.split(' + ')[1]),
+      result.rows
+        .filter((row) => row.entry.base !== undefined && row.entry.mode === 'production')
+        .map((row) => row.entry.name.split(' + ')[1]),
     ),
   ];
   return features.map((feature) => [

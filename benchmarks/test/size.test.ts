@@ -2,8 +2,16 @@
 // counted, and that every budget is kept.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bundle } from '../src/bundle.js';
-import { budgetFor, featureModules, overBudget, runSize, type SizeResult, sizeRow } from '../src/size.js';
-import { FEATURE_MODULES, SIZE_ENTRIES } from '../src/size-entries.js';
+import {
+  budgetFor,
+  featureModules,
+  featureWords,
+  overBudget,
+  runSize,
+  type SizeResult,
+  sizeRow,
+} from '../src/size.js';
+import { FEATURE_MODULES, FEATURE_WORDS, SIZE_ENTRIES } from '../src/size-entries.js';
 
 const OURS = SIZE_ENTRIES.filter((entry) => entry.kind !== 'reference');
 let result: SizeResult;
@@ -21,8 +29,15 @@ const row = (name: string) => {
 describe('a default import holds no code of the features it does not use', () => {
   const defaults = OURS.filter((entry) => entry.kind === 'default');
 
-  it('measures the default import of each package', () => {
-    expect(defaults.map((entry) => entry.name)).toEqual(['withBackoff', 'axiosBackoff', 'kyBackoff']);
+  it('measures the default import of each package, in a production and a development build', () => {
+    expect(defaults.map((entry) => `${entry.name}: ${entry.mode}`)).toEqual([
+      'withBackoff: production',
+      'axiosBackoff: production',
+      'kyBackoff: production',
+      'withBackoff (development): development',
+      'axiosBackoff (development): development',
+      'kyBackoff (development): development',
+    ]);
   });
 
   it.each(defaults.map((entry) => entry.name))(
@@ -42,12 +57,42 @@ describe('a default import holds no code of the features it does not use', () =>
   ])('with %s, %s is counted, on every package', (feature, module) => {
     expect(FEATURE_MODULES.some((pattern) => pattern.test(module))).toBe(true);
     for (const base of defaults) {
-      const used = row(`${base.name} + ${feature}`);
+      const used = result.rows.find(
+        (r) => r.entry.base === base.name && r.entry.name.includes(` + ${feature}`),
+      );
+      if (used === undefined) throw new Error(`no entry of ${base.name} with ${feature}`);
       expect(used.modules.map((share) => share.module)).toContain(module);
       expect(featureModules(used).length).toBeGreaterThan(0);
       expect(used.gzipBytes).toBeGreaterThan(row(base.name).gzipBytes);
     }
   });
+});
+
+describe("a default import's code says no word of the features it does not use", () => {
+  const defaults = OURS.filter((entry) => entry.kind === 'default').map((entry) => entry.name);
+
+  // The modules above miss a feature's part that sits in a module of the core: the code itself does not.
+  it.each(defaults)(
+    '%s: no word only hedging, the pacer, the breaker, metrics, resume or tracing say',
+    (name) => {
+      expect(featureWords(row(name).code)).toEqual([]);
+    },
+  );
+
+  // The check above can fail: each feature's entry says every word of its feature (resume's and the trace's in
+  // the chunks they load).
+  it.each(Object.keys(FEATURE_WORDS))(
+    'with %s, each of its words is in the bundle, on every package',
+    (feature) => {
+      const words = (FEATURE_WORDS[feature] ?? []).map((word) => `${feature}: ${word}`);
+      expect(words.length).toBeGreaterThan(0);
+      for (const base of defaults) {
+        const used = result.rows.find((r) => r.entry.base === base && r.entry.name.includes(` + ${feature}`));
+        if (used === undefined) throw new Error(`no entry of ${base} with ${feature}`);
+        expect(featureWords(`${used.code}\n${used.lazyCode}`)).toEqual(expect.arrayContaining(words));
+      }
+    },
+  );
 });
 
 describe('the test kit stays out of an app', () => {
@@ -69,6 +114,7 @@ describe('the test kit stays out of an app', () => {
       code: "export { flaky, virtualTime } from 'backoff-core/testing';",
       external: ['msw'],
       kind: 'reference' as const,
+      mode: 'production' as const,
     };
     const kit = sizeRow(entry, await bundle(entry));
     expect(kitModules(kit)).toContain('backoff-core/src/testing/clock.ts');
@@ -82,6 +128,7 @@ describe('counting', () => {
       code: "export const load = () => import('backoff-core');",
       external: [],
       kind: 'reference' as const,
+      mode: 'production' as const,
     };
     const lazy = sizeRow(entry, await bundle(entry));
     expect(lazy.gzipBytes).toBeLessThan(200);
@@ -111,4 +158,17 @@ describe('budgets', () => {
   it('no entry is over its budget', () => {
     expect(overBudget(result).map((r) => `${r.entry.name}: ${r.gzipBytes} > ${r.entry.budget}`)).toEqual([]);
   });
+});
+
+describe('the production build', () => {
+  const modulesOf = (name: string) => row(name).modules.map((share) => share.module);
+
+  it.each(['withBackoff', 'axiosBackoff', 'kyBackoff'])(
+    "%s: the peers' names are in the development build only, and the production build is smaller",
+    (name) => {
+      expect(modulesOf(`${name} (development)`)).toContain('backoff-core/src/options/peer-names.ts');
+      expect(modulesOf(name)).not.toContain('backoff-core/src/options/peer-names.ts');
+      expect(row(name).gzipBytes).toBeLessThan(row(`${name} (development)`).gzipBytes);
+    },
+  );
 });

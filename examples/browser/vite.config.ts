@@ -7,7 +7,7 @@ const page = (name: string) => fileURLToPath(new URL(name, import.meta.url));
  * The pages: the retry page (index.html), the test harness that runs the behaviour cases against MSW's worker
  * (harness.html), the test kit's handlers on MSW's worker (kit.html), the tabs sharing one store (tabs.html), and
  * three probes without a worker that talk to a real server on another origin: the preflight probe (cors.html),
- * the offline probe (offline.html) and the resume probe (resume.html). Workspace
+ * the offline probe (offline.html), the resume probe (resume.html) and the offline order form (outbox.html). Workspace
  * packages resolve to their TypeScript sources (`@backoff/source`), so nothing needs building first.
  */
 export default defineConfig({
@@ -29,6 +29,7 @@ export default defineConfig({
         resume: page('resume.html'),
         tabs: page('tabs.html'),
         kit: page('kit.html'),
+        outbox: page('outbox.html'),
       },
     },
   },

@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { defineConfig } from 'tsdown';
+import { defineConfig, type UserConfig } from 'tsdown';
+import { builds } from '../../scripts/builds.ts';
 
 const dist = (file: string) => new URL(`./dist/${file}`, import.meta.url);
 // The augmentation of ky's `Options` with `backoff`, as the bundled declarations write it.
@@ -32,13 +33,16 @@ function augmentKyFromAnEsFile(): void {
 
 // ESM for bundlers and `import`, CJS for `require` (many axios users are on CommonJS), each with its own
 // declarations (.d.ts / .d.cts), so TypeScript's node16/nodenext resolution sees the right module kind.
-// `neutral`: no Node built-ins are assumed, the same files serve browsers, workers and Node.
-export default defineConfig({
-  entry: ['src/index.ts'],
-  format: ['esm', 'cjs'],
-  dts: true,
-  platform: 'neutral',
-  target: 'es2022',
-  clean: true,
-  onSuccess: augmentKyFromAnEsFile,
-});
+// `neutral`: no Node built-ins are assumed, the same files serve browsers, workers and Node. Two builds: see
+// scripts/builds.ts (dist/ for Node and no bundler, dist/bundler/ for bundlers).
+export default defineConfig(
+  builds({
+    entry: ['src/index.ts', 'src/outbox.ts'],
+    format: ['esm', 'cjs'],
+    dts: true,
+    platform: 'neutral',
+    target: 'es2022',
+    clean: true,
+    onSuccess: augmentKyFromAnEsFile,
+  } satisfies UserConfig),
+);

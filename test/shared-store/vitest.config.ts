@@ -1,8 +1,8 @@
 import { backoffProject } from '../../vitest.shared.ts';
 
-// Fleets of real processes on the wall clock: one file, its runs one after another (~45 s in all).
+// Fleets on a virtual clock through a real redis-server (a few seconds in all): a timeout that catches a hang.
 export default backoffProject('shared-store', {
-  testTimeout: 60_000,
+  testTimeout: 120_000,
   hookTimeout: 30_000,
   fileParallelism: false,
 });

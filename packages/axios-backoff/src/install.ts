@@ -1,5 +1,6 @@
 import axios, { type AxiosInstance } from 'axios';
 import { type Backoff, createBackoff } from 'backoff-core';
+import { briefly } from 'backoff-core/adapter';
 import {
   attachedPeer,
   attemptTimeoutError,
@@ -9,6 +10,9 @@ import {
 } from './peer-config.js';
 import { countCancelled, type Installation, originalAdapter, retryingAdapter } from './retry-adapter.js';
 import type { AxiosBackoffOptions } from './types.js';
+
+// Bundlers replace it: a production bundle leaves out the long explanations (docs/errors.md has them).
+declare const process: { readonly env: { readonly NODE_ENV?: string | undefined } };
 
 // Registered, so that two copies of this package still see each other on one instance.
 const INSTALLED = Symbol.for('axios-backoff.installed');
@@ -45,11 +49,17 @@ function isAxiosInstance(value: unknown): value is AxiosInstance {
 export function axiosBackoff(instance: AxiosInstance = axios, options?: AxiosBackoffOptions): RemoveBackoff {
   if (!isAxiosInstance(instance)) {
     throw new TypeError(
-      `Expected \`instance\` to be an axios instance (\`axios\` or \`axios.create()\`), got ${instance === null ? 'null' : typeof instance}.`,
+      process.env.NODE_ENV !== 'production'
+        ? `Expected \`instance\` to be an axios instance (\`axios\` or \`axios.create()\`), got ${instance === null ? 'null' : typeof instance}.`
+        : briefly('not-a-client', 'instance', instance),
     );
   }
   if (Object.hasOwn(instance, INSTALLED)) {
-    throw new Error('axiosBackoff is already installed on this axios instance: remove it first.');
+    throw new Error(
+      process.env.NODE_ENV !== 'production'
+        ? 'axiosBackoff is already installed on this axios instance: remove it first.'
+        : briefly('already-installed', 'instance', instance),
+    );
   }
   const peer = attachedPeer(instance);
   if (peer !== undefined) throw new Error(peer);
@@ -68,7 +78,8 @@ export function axiosBackoff(instance: AxiosInstance = axios, options?: AxiosBac
       }
       // axios checks for a cancellation before it calls any adapter: such a call is counted here.
       countCancelled(config, installation);
-      config.adapter = retryingAdapter(originalAdapter(config.adapter), installation);
+      const retrying = retryingAdapter(originalAdapter(config.adapter), installation);
+      config.adapter = installation.wrap === undefined ? retrying : installation.wrap(retrying);
       return config;
     },
     null,

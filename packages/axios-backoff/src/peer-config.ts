@@ -1,4 +1,8 @@
 import { type AxiosAdapter, AxiosError, type AxiosInstance, type InternalAxiosRequestConfig } from 'axios';
+import { briefly } from 'backoff-core/adapter';
+
+// Bundlers replace it: a production bundle leaves out the long explanations (docs/errors.md has them).
+declare const process: { readonly env: { readonly NODE_ENV?: string | undefined } };
 
 // axios-retry's and retry-axios's own config keys, left on a request or an instance after moving over: axios-backoff
 // would send the request with its own rules in silence (a `{ retries: 0 }` opt-out sent 4 times), so such a request
@@ -44,6 +48,8 @@ const PEERS = {
 } as const;
 
 type PeerKey = keyof typeof PEERS;
+// The keys alone: the table above, all explanation, is only read in development.
+const PEER_KEYS: readonly PeerKey[] = ['axios-retry', 'raxConfig'];
 
 /** The one line that says a peer is still attached to the instance, and how to remove it. */
 function stillAttached(key: PeerKey): string {
@@ -76,8 +82,11 @@ export function attachedPeer(instance: AxiosInstance): string | undefined {
       .filter((fn) => typeof fn === 'function')
       .map((fn) => Function.prototype.toString.call(fn)),
   );
-  const key = (Object.keys(MARKS) as PeerKey[]).find((peer) => code.some((text) => MARKS[peer].test(text)));
-  return key === undefined ? undefined : stillAttached(key);
+  const key = PEER_KEYS.find((peer) => code.some((text) => MARKS[peer].test(text)));
+  if (key === undefined) return undefined;
+  return process.env.NODE_ENV !== 'production'
+    ? stillAttached(key)
+    : briefly('peer-attached', 'instance', key);
 }
 
 /** What one leftover field becomes here. */
@@ -99,9 +108,24 @@ export function peerConfigError(
   instance: AxiosInstance,
 ): AxiosError | undefined {
   const own = config as unknown as Record<string, unknown>;
+  const found = PEER_KEYS.find((key) => own[key] !== undefined);
+  if (found === undefined) return undefined;
+  const message =
+    process.env.NODE_ENV !== 'production'
+      ? peerProblems(own, instance).join('\n')
+      : briefly(
+          'peer-settings',
+          found === 'raxConfig' ? 'config.raxConfig' : "config['axios-retry']",
+          own[found],
+        );
+  return new AxiosError(`Not sent: ${message}`, 'ERR_BAD_OPTION', config);
+}
+
+/** What each peer's settings on the request are, and what each of their fields is here. */
+function peerProblems(own: Record<string, unknown>, instance: AxiosInstance): string[] {
   const defaults = instance.defaults as unknown as Record<string, unknown>;
   const problems: string[] = [];
-  for (const key of Object.keys(PEERS) as PeerKey[]) {
+  for (const key of PEER_KEYS) {
     const settings = own[key];
     if (settings === undefined) continue;
     const fields = typeof settings === 'object' && settings !== null ? Object.entries(settings) : [];
@@ -126,9 +150,7 @@ export function peerConfigError(
       `${PEERS[key].name}'s settings in ${where} are not read by axios-backoff: write them in ${to}, then remove them.${lines(fields)}`,
     );
   }
-  return problems.length === 0
-    ? undefined
-    : new AxiosError(`Not sent: ${problems.join('\n')}`, 'ERR_BAD_OPTION', config);
+  return problems;
 }
 
 /** An adapter that sends nothing and rejects with `error`: the request fails where axios fails any request. */
@@ -144,6 +166,7 @@ const shown = (value: unknown) => (typeof value === 'number' ? String(value) : t
  * gets all of it), and a second timer beside it would only make two answers to one question.
  */
 export function attemptTimeoutMessage(value: unknown, where: string): string {
+  if (process.env.NODE_ENV === 'production') return briefly('attempt-timeout', 'attemptTimeout', value);
   return `\`attemptTimeout\` is withBackoff's option, not axios-backoff's (${where}, got ${shown(value)}): axios's own \`timeout\` is already per attempt, each retry gets all of it. Set \`timeout\` on the instance or the request instead${typeof value === 'number' ? ` (\`timeout: ${value}\`)` : ''}; \`deadline\` bounds the whole call.`;
 }
 

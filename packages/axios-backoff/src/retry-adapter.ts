@@ -8,6 +8,7 @@ import axios, {
 import { type Backoff, type BackoffResult, getBackoffResult } from 'backoff-core';
 import {
   type Attempt,
+  briefly,
   type Client,
   headerGetter,
   type Outcome,
@@ -25,6 +26,9 @@ import { errorOutcome, rejectedResponse, responseOutcome } from './outcome.js';
 import { withResult } from './result.js';
 import { requestUrl } from './url.js';
 
+// Bundlers replace it: a production bundle leaves out the long explanations (docs/errors.md has them).
+declare const process: { readonly env: { readonly NODE_ENV?: string | undefined } };
+
 /** One `axiosBackoff` call: its policy, whether it is still installed, and its adapter for the last setting. */
 export interface Installation {
   readonly policy: Backoff;
@@ -34,6 +38,8 @@ export interface Installation {
    * setting, so one adapter serves them all: no closure per request.
    */
   last?: RetryingAdapter | undefined;
+  /** Set by `axiosOutbox`: wraps the retrying adapter, so a write the retries could not complete is queued. */
+  wrap?: ((retrying: AxiosAdapter) => AxiosAdapter) | undefined;
 }
 
 // Registered, so that a second copy of this package recognises the adapters of the first.
@@ -55,7 +61,9 @@ export function originalAdapter(setting: AdapterSetting): AdapterSetting {
 
 function rejectBadOverride(backoff: unknown): never {
   throw new TypeError(
-    `Expected \`config.backoff\` to be an options object or false, got ${backoff === null ? 'null' : typeof backoff}.`,
+    process.env.NODE_ENV !== 'production'
+      ? `Expected \`config.backoff\` to be an options object or false, got ${backoff === null ? 'null' : typeof backoff}.`
+      : briefly('bad-option', 'config.backoff', backoff),
   );
 }
 

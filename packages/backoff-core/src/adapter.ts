@@ -27,11 +27,15 @@ export {
 } from './http/outcome.js';
 export { receivedHeaders } from './http/raw-headers.js';
 export { webResponseBody } from './http/web-body.js';
+// The short message of a production build, for an adapter's own checks.
+export { briefly, type ErrorCode } from './options/check.js';
 export { DEFAULTS, type ResolvedOptions } from './options/options.js';
+export { startCall } from './run/begin.js';
 export { isRetryBudget, type RetryKind } from './run/budget.js';
 export type { Call, RequestDescription } from './run/call.js';
+export { decide } from './run/decide.js';
 export type { Held } from './run/events.js';
 export { attachResult } from './run/result.js';
 export { type Attempt, type Client, type Settled, type Stamp, Stopped, type Transport } from './run/roles.js';
-export { decide, runCall, startCall } from './run/run.js';
+export { runCall } from './run/run.js';
 export { sleep, type TimerProvider } from './run/sleep.js';

@@ -1,8 +1,8 @@
-import { tracing } from './features/tracing/feature.js';
 import type { BackoffOptions, ResolvedOptions } from './options/options.js';
 import { resolveBudget, resolveOptions } from './options/validate.js';
 import type { RetryBudget } from './run/budget.js';
 import type { Policy } from './run/call.js';
+import { later } from './run/later.js';
 import type { Feature, FeatureSource, Strategy } from './run/roles.js';
 
 /** A retry policy: validated options, the budget its requests share, and the features its options brought. */
@@ -18,6 +18,12 @@ export interface Backoff extends Policy {
 }
 
 /**
+ * The trace's code and `@opentelemetry/api`, imported by the first call with a `tracer` (a missing
+ * `@opentelemetry/api` fails each call with an error that says so).
+ */
+const loadSpans = () => import('./features/tracing/spans.js').then((module) => module.spans());
+
+/**
  * The features a policy's options bring, in the order they act: the breaker first (it may refuse a call), then
  * the pacer (it holds sends), then the metrics (they count what the others did), then the trace. Each is made by
  * the instance the user passed, so a bundle that never creates one holds none of its code; the trace's code is
@@ -30,7 +36,8 @@ function featuresOf(options: ResolvedOptions): Feature[] {
   }
   const features = sources.map((source) => source.feature(options, sources));
   // Last: its call span ends after the others heard of the end, and it sees every hold the pacer made.
-  if (options.tracer !== undefined) features.push(tracing(options.tracer, options.redactQueryParams));
+  const { tracer, redactQueryParams } = options;
+  if (tracer !== undefined) features.push(later(loadSpans, (make) => make(tracer, redactQueryParams)));
   return features;
 }
 

@@ -5,12 +5,16 @@ import { fetchRedirected } from './http/not-sent.js';
 import { classifyError, type Outcome, responseOutcome } from './http/outcome.js';
 import type { ResponseBody } from './http/response-body.js';
 import { webResponseBody } from './http/web-body.js';
+import { briefly } from './options/check.js';
 import type { BackoffOptions } from './options/options.js';
 import { describeValue } from './options/show.js';
 import type { BackoffResult } from './run/events.js';
 import { attachResult } from './run/result.js';
 import type { Attempt, Client, Settled } from './run/roles.js';
 import { runCall } from './run/run.js';
+
+// Bundlers replace it (see options/check.ts).
+declare const process: { readonly env: { readonly NODE_ENV?: string | undefined } };
 
 /**
  * What fetch takes as its first argument. Spelled out rather than the DOM's `RequestInfo | URL`: `RequestInfo`
@@ -161,7 +165,11 @@ class FetchClient implements Client<Response> {
  */
 export function withBackoff(fetchFn?: FetchLike, options?: BackoffOptions<Response>): FetchWithBackoff {
   if (fetchFn !== undefined && typeof fetchFn !== 'function') {
-    throw new TypeError(`Expected \`fetch\` to be a function, got ${describeValue(fetchFn)}.`);
+    throw new TypeError(
+      process.env.NODE_ENV !== 'production'
+        ? `Expected \`fetch\` to be a function, got ${describeValue(fetchFn)}.`
+        : briefly('not-a-client', 'fetch', fetchFn),
+    );
   }
   const wrapped = createBackoff(options);
   // Looked up per call (not captured), so a fetch mocked after wrapping is still used.

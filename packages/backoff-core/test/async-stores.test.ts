@@ -1,4 +1,4 @@
-import { VirtualClock } from '@backoff/test-utils';
+import { StallingPacerStore, VirtualClock } from '@backoff/test-utils';
 import { CircuitBreaker, Pacer, withBackoff } from 'backoff-core';
 import { describe, expect, it, vi } from 'vitest';
 
@@ -22,6 +22,22 @@ function lateStore() {
 }
 
 const ok = () => Promise.resolve(new Response('ok'));
+
+/**
+ * Runs `check` after each turn of the event loop until it passes, for at most 1,000 turns: what it waits for is
+ * the store's answers and the runner's steps, never the machine's time, so a busy machine changes nothing.
+ */
+async function eventually(check: () => unknown): Promise<void> {
+  for (let turn = 0; ; turn++) {
+    try {
+      await check();
+      return;
+    } catch (error) {
+      if (turn >= 1000) throw error;
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
 
 describe('a store that confirms holds', () => {
   it('a hold its confirmation holds again is confirmed in turn, and the send goes only once one lets it go', async () => {
@@ -62,7 +78,7 @@ describe('a store that answers later', () => {
     const { store, pending } = lateStore();
     const fetch = vi.fn(ok);
     const call = withBackoff(fetch, { pacer: new Pacer({ store }) })('https://api.test/a');
-    await vi.waitFor(() => expect(pending).toHaveLength(1));
+    await eventually(() => expect(pending).toHaveLength(1));
     expect(fetch).not.toHaveBeenCalled();
     pending[0]?.();
     await expect(call).resolves.toMatchObject({ status: 200 });
@@ -76,7 +92,7 @@ describe('a store that answers later', () => {
     const call = withBackoff(fetch, { pacer: new Pacer({ store }) })('https://api.test/a', {
       signal: controller.signal,
     });
-    await vi.waitFor(() => expect(pending).toHaveLength(1));
+    await eventually(() => expect(pending).toHaveLength(1));
     controller.abort(new Error('gone'));
     await expect(call).rejects.toThrow('gone');
     expect(fetch).not.toHaveBeenCalled();
@@ -103,12 +119,12 @@ describe('a store that answers later', () => {
     const controller = new AbortController();
     const send = withBackoff(ok, { pacer: new Pacer({ store }), now: clock.now, timers: clock.timers });
     const call = send('https://api.test/a', { signal: controller.signal });
-    await vi.waitFor(() => expect(pending).toHaveLength(1));
+    await eventually(() => expect(pending).toHaveLength(1));
     controller.abort(new Error('gone'));
     await expect(call).rejects.toThrow('gone');
     expect(release).not.toHaveBeenCalled();
     pending[0]?.();
-    await vi.waitFor(() => expect(release).toHaveBeenCalledTimes(1));
+    await eventually(() => expect(release).toHaveBeenCalledTimes(1));
     expect(release.mock.calls[0]?.[1]).toMatchObject({ type: 'held' });
   });
 
@@ -131,13 +147,13 @@ describe('a store that answers later', () => {
     const call = withBackoff(fetch, { circuitBreaker: new CircuitBreaker({ store }) })('https://api.test/a', {
       signal: controller.signal,
     });
-    await vi.waitFor(() => expect(admit).toBeDefined());
+    await eventually(() => expect(admit).toBeDefined());
     controller.abort(new Error('gone'));
     await expect(call).rejects.toThrow('gone');
     expect(fetch).not.toHaveBeenCalled();
     admit?.();
     // An aborted call says nothing of the server: it is recorded as neither a failure nor a success.
-    await vi.waitFor(() => expect(record).toHaveBeenCalledTimes(1));
+    await eventually(() => expect(record).toHaveBeenCalledTimes(1));
     const [origin, , failed] = record.mock.calls[0] as unknown[];
     expect([origin, failed]).toEqual(['https://api.test', undefined]);
   });
@@ -161,7 +177,7 @@ describe('a store that answers later', () => {
       timers: clock.timers,
     });
     await expect(send('https://api.test/a')).resolves.toMatchObject({ status: 500 });
-    await vi.waitFor(async () => expect(await breaker.state('https://api.test', clock.now())).toBe('open'));
+    await eventually(async () => expect(await breaker.state('https://api.test', clock.now())).toBe('open'));
     await expect(send('https://api.test/a')).rejects.toMatchObject({ code: 'ERR_CIRCUIT_OPEN' });
     expect(fetch).toHaveBeenCalledTimes(1);
   });
@@ -206,5 +222,180 @@ describe('holds a shared store keeps renewing', () => {
     expect(fetch).not.toHaveBeenCalled();
     // 2 x maxRetryAfter = 2000 ms: the first hold and four renewals of 400 ms, then a refusal.
     expect(clock.waits).toEqual([400, 400, 400, 400, 400]);
+  });
+});
+
+describe('a store that answers after the deadline', () => {
+  /** A call's settlement, seen without awaiting it. */
+  const watch = (call: Promise<unknown>) => {
+    const seen: { error?: unknown; done: boolean } = { done: false };
+    call.then(
+      () => {
+        seen.done = true;
+      },
+      (error: unknown) => {
+        Object.assign(seen, { error, done: true });
+      },
+    );
+    return seen;
+  };
+
+  it("a pacer's reservation still unanswered at the deadline ends the call there with a TimeoutError; the hold it grants later is given back", async () => {
+    const { store, memory, pending, release } = lateStore();
+    const clock = new VirtualClock();
+    clock.auto = false;
+    // The key's quota is spent for 1 s: the reservation answered late is a hold, within the 2 s deadline.
+    memory.learn(
+      'https://api.test',
+      {
+        status: 200,
+        ticket: 0,
+        sentAt: clock.now(),
+        serverDelay: undefined,
+        remaining: 0,
+        reset: 1000,
+        interval: 100,
+      },
+      clock.now(),
+      LIMITS,
+    );
+    const fetch = vi.fn(ok);
+    const send = withBackoff(fetch, {
+      pacer: new Pacer({ store }),
+      deadline: 2000,
+      now: clock.now,
+      timers: clock.timers,
+    });
+    const seen = watch(send('https://api.test/a'));
+    await eventually(() => expect(pending).toHaveLength(1));
+    clock.advance(1999);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen.done).toBe(false);
+    clock.advance(1);
+    await eventually(() => expect(seen.done).toBe(true));
+    expect(seen.error).toMatchObject({ name: 'TimeoutError' });
+    expect(fetch).not.toHaveBeenCalled();
+    expect(clock.pendingCount).toBe(0);
+    expect(release).not.toHaveBeenCalled();
+    pending[0]?.();
+    await eventually(() => expect(release).toHaveBeenCalledTimes(1));
+    expect(release.mock.calls[0]?.[1]).toMatchObject({ type: 'held' });
+  });
+
+  it("a breaker's admission still unanswered at the deadline ends the call there with a TimeoutError, nothing sent; the call's end reaches the store later", async () => {
+    const memory = new CircuitBreaker.MemoryStore();
+    let admit: (() => void) | undefined;
+    const record = vi.fn(() => undefined);
+    const store: CircuitBreaker.Store = {
+      admit: (...args) =>
+        new Promise((resolve) => {
+          admit = () => resolve(memory.admit(...args));
+        }),
+      record,
+      read: (origin) => Promise.resolve(memory.read(origin)),
+      entries: () => memory.entries(),
+      replace: (circuits) => memory.replace(circuits),
+    };
+    const clock = new VirtualClock();
+    clock.auto = false;
+    const fetch = vi.fn(ok);
+    const send = withBackoff(fetch, {
+      circuitBreaker: new CircuitBreaker({ store }),
+      deadline: 2000,
+      now: clock.now,
+      timers: clock.timers,
+    });
+    const seen = watch(send('https://api.test/a'));
+    await eventually(() => expect(admit).toBeDefined());
+    clock.advance(2000);
+    await eventually(() => expect(seen.done).toBe(true));
+    expect(seen.error).toMatchObject({ name: 'TimeoutError' });
+    expect(fetch).not.toHaveBeenCalled();
+    expect(clock.pendingCount).toBe(0);
+    admit?.();
+    await eventually(() => expect(record).toHaveBeenCalledTimes(1));
+    const [origin, , failed] = record.mock.calls[0] as unknown[];
+    expect([origin, failed]).toEqual(['https://api.test', undefined]);
+  });
+
+  it("a breaker's store still reading the circuit after an answer at the deadline no longer holds the call: it ends with its answer", async () => {
+    const memory = new CircuitBreaker.MemoryStore();
+    // Once the request is out, the store stalls: the circuit's state after the answer comes only when told.
+    let sent = false;
+    let answered: (() => void) | undefined;
+    const store: CircuitBreaker.Store = {
+      admit: (...args) => memory.admit(...args),
+      record: (...args) => memory.record(...args),
+      read: (origin) =>
+        sent
+          ? new Promise((resolve) => {
+              answered = () => resolve(memory.read(origin));
+            })
+          : memory.read(origin),
+      entries: () => memory.entries(),
+      replace: (circuits) => memory.replace(circuits),
+    };
+    const clock = new VirtualClock();
+    clock.auto = false;
+    const fetch = vi.fn(() => {
+      sent = true;
+      return ok();
+    });
+    const send = withBackoff(fetch, {
+      circuitBreaker: new CircuitBreaker({ store }),
+      deadline: 2000,
+      now: clock.now,
+      timers: clock.timers,
+    });
+    const call = send('https://api.test/a');
+    const seen = watch(call);
+    await eventually(() => expect(answered).toBeDefined());
+    clock.advance(2000);
+    await eventually(() => expect(seen.done).toBe(true));
+    await expect(call).resolves.toMatchObject({ status: 200 });
+    expect(fetch).toHaveBeenCalledTimes(1);
+    expect(clock.pendingCount).toBe(0);
+    answered?.();
+  });
+
+  it('a hold answered so late that it would end past the deadline is refused at once with the reason, and given back', async () => {
+    const clock = new VirtualClock();
+    clock.auto = false;
+    let stall = 0;
+    const store = new StallingPacerStore({ timers: clock.timers, stall: () => stall });
+    // The key's quota is spent for 1 s; the store answers the reservation 1.5 s late, when 0.5 s of a 2 s deadline is
+    // left: the hold it grants (1 s) would end after it.
+    store.memory.learn(
+      'https://api.test',
+      {
+        status: 200,
+        ticket: 0,
+        sentAt: clock.now(),
+        serverDelay: undefined,
+        remaining: 0,
+        reset: 1000,
+        interval: 100,
+      },
+      clock.now(),
+      LIMITS,
+    );
+    stall = 1500;
+    const fetch = vi.fn(ok);
+    const send = withBackoff(fetch, {
+      pacer: new Pacer({ store }),
+      deadline: 2000,
+      random: () => 0.5,
+      now: clock.now,
+      timers: clock.timers,
+    });
+    const seen = watch(send('https://api.test/a'));
+    await eventually(() => expect(store.granted).toHaveLength(1));
+    clock.advance(1500);
+    await eventually(() => expect(seen.done).toBe(true));
+    expect(seen.error).toBeInstanceOf(Pacer.DeadlineError);
+    expect(seen.error).toMatchObject({ reason: 'deadline', left: 500 });
+    expect(fetch).not.toHaveBeenCalled();
+    expect(store.released).toEqual(store.granted);
+    expect(clock.pendingCount).toBe(0);
   });
 });

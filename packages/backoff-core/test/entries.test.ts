@@ -1,6 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import * as main from 'backoff-core';
 import * as adapter from 'backoff-core/adapter';
+import * as outbox from 'backoff-core/outbox';
+import * as outboxNode from 'backoff-core/outbox/node';
 import * as testing from 'backoff-core/testing';
 import { describe, expect, it } from 'vitest';
 
@@ -103,6 +105,7 @@ describe('the public surface', () => {
       'DEFAULTS',
       'Stopped',
       'attachResult',
+      'briefly',
       'classifyError',
       'classifyNetworkFailure',
       'decide',
@@ -132,6 +135,17 @@ describe('the public surface', () => {
       'slow',
       'virtualTime',
     ]);
+  });
+
+  it('`backoff-core/outbox` holds the outbox, its stores and its error, apart from the main entry', () => {
+    expect(Object.keys(outbox).sort()).toEqual([
+      'IndexedDbOutboxStore',
+      'MemoryOutboxStore',
+      'Outbox',
+      'QueuedError',
+      'withOutbox',
+    ]);
+    expect(Object.keys(outboxNode)).toEqual(['FileOutboxStore']);
   });
 
   it('no module the main entry or the adapter entry loads imports the test kit or MSW', () => {
@@ -165,6 +179,8 @@ describe('the public surface', () => {
         ...exportedNames('index.ts'),
         ...exportedNames('adapter.ts'),
         ...exportedNames('testing.ts'),
+        ...exportedNames('outbox.ts'),
+        ...exportedNames('outbox-node.ts'),
       ]),
     ).toEqual([]);
   });

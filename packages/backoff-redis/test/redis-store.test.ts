@@ -328,30 +328,32 @@ describe('RedisStore: a key holding another writer’s value', () => {
     const client = await connect();
     const prefix = `foreign${++app}:`;
     const onFallback = vi.fn();
-    const store = new RedisStore({ client, prefix, onFallback, probeInterval: 20 });
-    const T = Date.now();
+    // On the caller's clock, 10 ms a round; Redis healthy, so no timeout a busy machine could reach.
+    const store = new RedisStore({
+      client,
+      prefix,
+      onFallback,
+      timeout: 10_000,
+      minTimeout: 10_000,
+      ...CALLER,
+    });
+    const random = () => 0.5;
     await store.pacer.learn('https://spent.test', spent(T), T, LIMITS);
     await client.set(`${prefix}pace:https://other.test`, 'not ours');
     await client.hSet(`${prefix}pace:https://hash.test`, 'field', 'value');
     await client.set(`${prefix}circuit:https://other.test`, 'not ours');
     let atOnce = 0;
     for (let i = 0; i < 10; i++) {
+      const now = T + i * 10;
       for (const origin of ['https://other.test', 'https://hash.test']) {
-        await store.pacer.reserve(origin, Date.now(), Infinity, Math.random, LIMITS);
-        await store.pacer.learn(origin, spent(Date.now()), Date.now(), LIMITS);
+        await store.pacer.reserve(origin, now, Infinity, random, LIMITS);
+        await store.pacer.learn(origin, spent(now), now, LIMITS);
       }
-      expect(await store.breaker.admit('https://other.test', Date.now(), RULES)).toMatchObject({
+      expect(await store.breaker.admit('https://other.test', now, RULES)).toMatchObject({
         admitted: true,
       });
-      const reserved = await store.pacer.reserve(
-        'https://spent.test',
-        Date.now(),
-        Infinity,
-        Math.random,
-        LIMITS,
-      );
+      const reserved = await store.pacer.reserve('https://spent.test', now, Infinity, random, LIMITS);
       if (typeof reserved === 'number') atOnce++;
-      await new Promise((resolve) => setTimeout(resolve, 5));
     }
     // The spent origin stayed shared: every send to it was held.
     expect(atOnce).toBe(0);
@@ -368,11 +370,11 @@ describe('RedisStore: a key holding another writer’s value', () => {
     expect(await client.get(`${prefix}pace:https://other.test`)).toBe('not ours');
     // Paced locally meanwhile: what this process learnt of it holds its sends.
     expect(
-      typeof (await store.pacer.reserve('https://other.test', Date.now(), Infinity, Math.random, LIMITS)),
+      typeof (await store.pacer.reserve('https://other.test', T + 100, Infinity, random, LIMITS)),
     ).not.toBe('number');
     // Once the key is gone, it is shared again (and would be told again if it went bad again).
     await client.del(`${prefix}pace:https://other.test`);
-    expect(await store.pacer.read('https://other.test', Date.now())).toBe(0);
+    expect(await store.pacer.read('https://other.test', T + 100)).toBe(0);
     store.close();
   });
 });

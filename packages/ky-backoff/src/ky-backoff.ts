@@ -12,10 +12,13 @@
  *   beforeError    ky 2: ky ended the call; the result goes on its final error.
  */
 import { type Backoff, type BackoffOptions, createBackoff } from 'backoff-core';
-import { replayableBody, runCall } from 'backoff-core/adapter';
+import { briefly, replayableBody, runCall } from 'backoff-core/adapter';
 import { KyCall, type RetryMarker } from './call.js';
 import { bindRetry, callOverrides, fromKyRetry, KY_METHODS, withoutMergeArtefact } from './ky-retry.js';
 import type { KyBackoffOptions, KyInstanceLike } from './types.js';
+
+// Bundlers replace it: a production bundle leaves out the long explanations (docs/errors.md has them).
+declare const process: { readonly env: { readonly NODE_ENV?: string | undefined } };
 
 // Registered, so that a second copy of this package still recognises an instance that already has the hooks.
 const HOOK: unique symbol = Symbol.for('ky-backoff.hook') as never;
@@ -104,6 +107,8 @@ const sending: FetchFunction = (input, init) => {
  * of it), and a second timer beside it would only make two answers to one question.
  */
 function attemptTimeoutError(value: unknown, where: string): TypeError {
+  if (process.env.NODE_ENV === 'production')
+    return new TypeError(briefly('attempt-timeout', 'attemptTimeout', value));
   const shown = typeof value === 'number' ? String(value) : typeof value;
   const fix = typeof value === 'number' ? ` (\`timeout: ${value}\`)` : '';
   return new TypeError(
@@ -317,10 +322,16 @@ export function kyBackoff<I extends KyInstanceLike>(instance: I, options?: KyBac
   // `require('ky')` and `import * as ky from 'ky'` give ky's module namespace: the commonest wrong argument.
   if (isObject(instance) && typeof ky.default?.extend === 'function')
     throw new TypeError(
-      "Expected `instance` to be a ky instance, got ky's module namespace: pass its `default` export.",
+      process.env.NODE_ENV !== 'production'
+        ? "Expected `instance` to be a ky instance, got ky's module namespace: pass its `default` export."
+        : briefly('not-a-client', 'instance', instance),
     );
   if (typeof instance !== 'function' || typeof ky.extend !== 'function')
-    throw new TypeError('Expected `instance` to be a ky instance.');
+    throw new TypeError(
+      process.env.NODE_ENV !== 'production'
+        ? 'Expected `instance` to be a ky instance.'
+        : briefly('not-a-client', 'instance', instance),
+    );
   if (options?.attemptTimeout !== undefined)
     throw attemptTimeoutError(options.attemptTimeout, 'in the options of `kyBackoff`');
   const env = createBackoff(options).options; // a bad option throws before ky is touched
@@ -331,7 +342,9 @@ export function kyBackoff<I extends KyInstanceLike>(instance: I, options?: KyBac
     )
   )
     throw new TypeError(
-      'kyBackoff is already installed on this instance: wrap the instance it came from, or pass `backoff` per request.',
+      process.env.NODE_ENV !== 'production'
+        ? 'kyBackoff is already installed on this instance: wrap the instance it came from, or pass `backoff` per request.'
+        : briefly('already-installed', 'instance', instance),
     );
   // ky's `retry` of the instance (`ky.create({ retry: 0 })`) in backoff-core's words; kyBackoff's options win.
   const own = Object.entries(options ?? {}).filter(([, value]) => value !== undefined);

@@ -1,5 +1,9 @@
 import type { BackoffOptions } from 'backoff-core';
+import { briefly } from 'backoff-core/adapter';
 import type { RetryOptions as KyRetry } from 'ky';
+
+// Bundlers replace it: a production bundle leaves out the long explanations (docs/errors.md has them).
+declare const process: { readonly env: { readonly NODE_ENV?: string | undefined } };
 
 type Options = BackoffOptions<Response, Error>;
 type Fields = Record<string, unknown>;
@@ -48,13 +52,19 @@ function checkKyRetry(retry: Fields): void {
   const odd = Object.keys(retry).filter((k) => !KNOWN.includes(k) && !(k === 'context' && isEmpty(retry[k])));
   const problems = odd.length
     ? [
-        `Expected ky's \`retry\` to hold ky's fields only (${KNOWN.join(', ')}), got \`retry.${odd.join('`, `retry.')}\`: kyBackoff gives nothing else a meaning. Give backoff-core's options to kyBackoff or as \`backoff\`.`,
+        process.env.NODE_ENV === 'production'
+          ? briefly('unknown-option', `retry.${odd[0]}`, retry[odd[0] as string])
+          : `Expected ky's \`retry\` to hold ky's fields only (${KNOWN.join(', ')}), got \`retry.${odd.join('`, `retry.')}\`: kyBackoff gives nothing else a meaning. Give backoff-core's options to kyBackoff or as \`backoff\`.`,
       ]
     : [];
   for (const [key, [valid, expected]] of Object.entries(FIELD_CHECKS)) {
     const value = retry[key];
     if (value !== undefined && !valid(value))
-      problems.push(`Expected \`retry.${key}\` to be ${expected}, got ${got(value)}.`);
+      problems.push(
+        process.env.NODE_ENV !== 'production'
+          ? `Expected \`retry.${key}\` to be ${expected}, got ${got(value)}.`
+          : briefly('bad-option', `retry.${key}`, value),
+      );
   }
   if (problems.length > 1)
     throw new TypeError(`${problems.length} problems in ky's \`retry\`:\n- ${problems.join('\n- ')}`);
@@ -66,7 +76,11 @@ function checkKyRetry(retry: Fields): void {
 export function fromKyRetry(given: unknown, env: Env): Options {
   const retry = (typeof given === 'number' ? { limit: given } : given === undefined ? {} : given) as Fields;
   if (typeof retry !== 'object' || retry === null || Array.isArray(retry))
-    throw new TypeError("Expected ky's `retry` option to be a number or an object.");
+    throw new TypeError(
+      process.env.NODE_ENV !== 'production'
+        ? "Expected ky's `retry` option to be a number or an object."
+        : briefly('bad-option', 'retry', retry),
+    );
   checkKyRetry(retry);
   const { jitter, delay, shouldRetry, limit, backoffLimit: most, maxRetryAfter, ...f } = retry as KyRetry;
   const { afterStatusCodes: _, context: __, ...same } = f as Fields; // statusCodes, retryOnTimeout, methods

@@ -67,7 +67,8 @@ const withBackoffClient: ResumeClient = {
   },
 };
 
-const kyClient = (name: string, copy: typeof ky): ResumeClient => ({
+/** ky (any line) with kyBackoff, its own timeout off. */
+export const kyClient = (name: string, copy: typeof ky): ResumeClient => ({
   name,
   create(options) {
     const instance = kyBackoff(copy.create({ timeout: false }), options);

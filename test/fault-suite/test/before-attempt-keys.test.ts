@@ -1,8 +1,8 @@
 import { Agent } from 'node:http';
-import { VirtualClock } from '@backoff/test-utils';
+import { StallingPacerStore, VirtualClock } from '@backoff/test-utils';
 import axios from 'axios';
 import { axiosBackoff } from 'axios-backoff';
-import { type AttemptContext, type BackoffOptions, getBackoffResult, withBackoff } from 'backoff-core';
+import { type AttemptContext, type BackoffOptions, getBackoffResult, Pacer, withBackoff } from 'backoff-core';
 import fc from 'fast-check';
 import ky from 'ky';
 import ky1 from 'ky-1';
@@ -13,7 +13,8 @@ import { type FaultHit, FaultServer, faultPath } from '../src/index.ts';
 /**
  * Whatever `beforeAttempt` does to each attempt (set, delete or change the Idempotency-Key, set other headers, throw,
  * take its time, stay pending past the deadline, nothing), over any answers of the server (`Retry-After: 0` and past
- * dates to a client that spreads nothing among them): on the server's side a POST that arrived without a key is never
+ * dates to a client that spreads nothing among them), with a pacer whose shared store answers late (past the
+ * deadline too): on the server's side a POST that arrived without a key is never
  * followed by another arrival of it, a POST is re-sent only with the key of what came before, no call sends more
  * than `retries + serverRetries + 1` requests, and every call settles by its deadline. Counted on a real node:http
  * server on 127.0.0.1, for every client.
@@ -45,11 +46,18 @@ interface Case {
   /** Whether the caller sends the POST with a key of its own. */
   readonly keyed: boolean;
   readonly steps: readonly string[];
+  /** A pacer whose shared store answers each ask after the next of these stalls (ms); `undefined`: no pacer. */
+  readonly stalls?: readonly number[] | undefined;
 }
 const cases: fc.Arbitrary<Case> = fc.record({
   hook: fc.array(actions, { minLength: 1, maxLength: RETRIES + 1 }),
   keyed: fc.boolean(),
   steps: fc.array(answers, { minLength: 1, maxLength: RETRIES + 1 }),
+  // One case in three: a stall past the deadline stops a call before it is re-sent.
+  stalls: fc.oneof(
+    { arbitrary: fc.constant(undefined), weight: 2 },
+    { arbitrary: fc.array(fc.constantFrom(0, 5, 2500, 60_000), { minLength: 1, maxLength: 3 }), weight: 1 },
+  ),
 });
 
 /** Hand-picked cases, run first: the key dropped on the retry, changed on the retry, set by the hook alone. */
@@ -60,6 +68,7 @@ const EXAMPLES: [Case][] = [
   [{ hook: ['delete-key', 'same-key'], keyed: true, steps: ['500', '200'] }],
   [{ hook: ['same-key'], keyed: true, steps: ['now'] }],
   [{ hook: ['nothing', 'hang'], keyed: true, steps: ['past', '200'] }],
+  [{ hook: ['nothing', 'delete-key'], keyed: true, steps: ['503', '200'], stalls: [0, 60_000] }],
 ];
 
 /** The hook that plays a case's actions, one per attempt. */
@@ -132,9 +141,19 @@ describe('beforeAttempt cannot make a POST go twice without its key, on the serv
   it.each(CLIENTS)('%s', async (_name, send) => {
     let resent = 0;
     await fc.assert(
-      fc.asyncProperty(cases, async ({ hook, keyed, steps }) => {
+      fc.asyncProperty(cases, async ({ hook, keyed, steps, stalls }) => {
         const path = faultPath(steps, `hook-${++id}`);
         const clock = new VirtualClock();
+        // Timers fire in the order they fall due: a store's answer stalled past the deadline comes after it.
+        clock.ordered = true;
+        let answer = 0;
+        const store =
+          stalls === undefined
+            ? undefined
+            : new StallingPacerStore({
+                timers: clock.timers,
+                stall: () => stalls[answer++ % stalls.length] as number,
+              });
         const started = clock.now();
         let outcome: unknown;
         try {
@@ -148,6 +167,7 @@ describe('beforeAttempt cannot make a POST go twice without its key, on the serv
             timers: clock.timers,
             now: clock.now,
             budget: false,
+            ...(store === undefined ? {} : { pacer: new Pacer({ store }) }),
           });
         } catch (error) {
           outcome = error;
@@ -165,6 +185,10 @@ describe('beforeAttempt cannot make a POST go twice without its key, on the serv
         // The result counts what the server saw (an attempt cut by a reset still reached it).
         const result = getBackoffResult(outcome);
         if (result !== undefined) expect(result.attempts).toBe(hits.length);
+        // A store's answer the call did not wait for comes later: then no timer is left.
+        for (let turn = 0; turn < 100 && (store?.pending ?? 0) > 0; turn++) {
+          await new Promise((resolve) => setImmediate(resolve));
+        }
         clock.auto = false;
         expect(clock.pendingCount).toBe(0);
       }),

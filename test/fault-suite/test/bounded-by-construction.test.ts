@@ -1,8 +1,8 @@
-import { VirtualClock } from '@backoff/test-utils';
+import { StallingPacerStore, VirtualClock } from '@backoff/test-utils';
 import axios, { type AxiosInstance } from 'axios';
 import axios113 from 'axios-1.13.4';
 import { axiosBackoff } from 'axios-backoff';
-import { type BackoffOptions, getBackoffResult, Hedge, withBackoff } from 'backoff-core';
+import { type BackoffOptions, getBackoffResult, Hedge, Pacer, withBackoff } from 'backoff-core';
 import fc from 'fast-check';
 import ky from 'ky';
 import ky1 from 'ky-1';
@@ -15,9 +15,10 @@ import { type FaultHit, FaultServer, faultPath } from '../src/index.ts';
 
 /**
  * Bounded by construction: whatever the caller's hooks, interceptors and callbacks do (force a retry, throw,
- * return a new request or a response of another status, strip the key, stop, stay pending past the deadline), and
+ * return a new request or a response of another status, strip the key, stop, stay pending past the deadline),
  * whatever the server says (`Retry-After: 0` or a past date, again and again, to a client that spreads nothing and
- * has no budget), a call sends at most `(retries + serverRetries + 1) x (1 + hedge max)` requests, settles by its
+ * has no budget), and however late a shared pacer store answers (its round trips stalled, past the deadline too), a
+ * call sends at most `(retries + serverRetries + 1) x (1 + hedge max)` requests, settles by its
  * deadline, and a request that leaves without an Idempotency-Key is never sent twice. Checked on the server's side
  * (a real node:http server on 127.0.0.1), over random behaviour, on every client and every supported ky line.
  */
@@ -58,6 +59,12 @@ interface Case {
   readonly onRetry: 'none' | 'throw' | 'async' | 'hang';
   /** `hang-retry`: pending for ever before the first retry; `hang-copy`: before the first hedge's copy. */
   readonly beforeAttempt: 'none' | 'async' | 'hang-retry' | 'hang-copy';
+  /**
+   * A pacer whose shared store's answers come late, each after the next of these stalls (ms, in turn); with a
+   * stated quota its sends are held too. `undefined`: no pacer.
+   */
+  readonly stalls: readonly number[] | undefined;
+  readonly quota: boolean;
 }
 
 const cases: fc.Arbitrary<Case> = fc.record({
@@ -76,6 +83,10 @@ const cases: fc.Arbitrary<Case> = fc.record({
   shouldRetry: fc.constantFrom('none', 'none', 'true', 'false', 'throw', 'async-true', 'hang'),
   onRetry: fc.constantFrom('none', 'none', 'throw', 'async', 'hang'),
   beforeAttempt: fc.constantFrom('none', 'none', 'async', 'hang-retry', 'hang-copy'),
+  stalls: fc.option(fc.array(fc.constantFrom(0, 5, 400, 2500, 60_000), { minLength: 1, maxLength: 4 }), {
+    nil: undefined,
+  }),
+  quota: fc.boolean(),
 });
 
 const PLAIN: Case = {
@@ -91,6 +102,8 @@ const PLAIN: Case = {
   shouldRetry: 'none',
   onRetry: 'none',
   beforeAttempt: 'none',
+  stalls: undefined,
+  quota: false,
 };
 
 /**
@@ -105,6 +118,9 @@ const EXAMPLES: [Case][] = [
   [{ ...PLAIN, steps: [200], hedges: 1, beforeAttempt: 'hang-copy' }],
   [{ ...PLAIN, shouldRetry: 'hang' }],
   [{ ...PLAIN, method: 'PATCH', key: 'caller', onRetry: 'hang' }],
+  [{ ...PLAIN, steps: [503, 200], stalls: [0, 60_000], deadline: 3000 }],
+  [{ ...PLAIN, method: 'POST', steps: ['now'], stalls: [2500, 5], quota: true, deadline: 3000 }],
+  [{ ...PLAIN, steps: [503], stalls: [400], quota: true, hedges: 1 }],
 ];
 
 /** The serverRetries default: what `undefined` stands for. */
@@ -116,6 +132,22 @@ const deadlineOf = (plan: Case): number | undefined =>
   (plan.shouldRetry === 'hang' || plan.onRetry === 'hang' || plan.beforeAttempt !== 'none'
     ? 2000
     : undefined);
+
+/** The case's pacer, its store stalling each answer by the next of the case's stalls, on the test's clock. */
+function stallingPacer(
+  plan: Case,
+  clock: VirtualClock,
+): { pacer: Pacer<StallingPacerStore>; store: StallingPacerStore } | undefined {
+  const { stalls } = plan;
+  if (stalls === undefined) return undefined;
+  let answer = 0;
+  const store = new StallingPacerStore({
+    timers: clock.timers,
+    stall: () => stalls[answer++ % stalls.length] as number,
+  });
+  const pacer = new Pacer({ store, ...(plan.quota ? { quota: { limit: 2, window: 1000 } } : {}) });
+  return { pacer, store };
+}
 
 /** Pending for ever; the call must not wait for it past its deadline. */
 const hang = () => new Promise<never>(() => {});
@@ -279,11 +311,16 @@ describe('bounded by construction, whatever the hooks do', () => {
     // Calls that the server kept asking past `retries`, and calls a pending callback ended at the deadline.
     let asked = 0;
     let pendingEnded = 0;
+    // Calls whose pacer's store was still to answer when the deadline ended them.
+    let stallEnded = 0;
     await fc.assert(
       fc.asyncProperty(cases, async (plan) => {
         const path = faultPath(plan.steps, `bounded-${++id}`);
         const clock = new VirtualClock();
+        // Timers fire in the order they fall due: a store's answer stalled past the deadline comes after it.
+        clock.ordered = true;
         const deadline = deadlineOf(plan);
+        const paced = stallingPacer(plan, clock);
         const options: BackoffOptions = {
           retries: plan.retries,
           ...(plan.serverRetries === undefined ? {} : { serverRetries: plan.serverRetries }),
@@ -295,12 +332,16 @@ describe('bounded by construction, whatever the hooks do', () => {
           now: clock.now,
           budget: false,
           ...(plan.hedges > 0 ? { hedge: new Hedge({ delay: 5, max: plan.hedges }) } : {}),
+          ...(paced === undefined ? {} : { pacer: paced.pacer }),
           ...callbacks(plan),
         };
         const started = clock.now();
         const outcome = await send(`${base}${path}`, plan, options).catch((error: unknown) => error);
         // Every call settles, and by its deadline (virtual time: the waits, holds and pending callbacks it ran).
-        if (deadline !== undefined) expect(clock.now() - started).toBeLessThanOrEqual(deadline);
+        const elapsed = clock.now() - started;
+        if (deadline !== undefined) expect(elapsed).toBeLessThanOrEqual(deadline);
+        // A store's answer still to come: the call ended without waiting for it.
+        const stalled = (paced?.store.pending ?? 0) > 0;
         // Hedged copies the winner made losers may still be on their way: a copy that left is in the loopback's
         // buffer already, and the server reads it in the event loop's next turns, however busy the machine.
         for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setImmediate(resolve));
@@ -313,15 +354,19 @@ describe('bounded by construction, whatever the hooks do', () => {
         if (hits.length > 1) retried++;
         const reason = getBackoffResult(outcome)?.reason;
         if (hits.length > plan.retries + 1 && plan.hedges === 0) asked++;
-        if (reason === 'deadline' && deadline !== undefined && clock.now() - started === deadline)
+        if (reason === 'deadline' && deadline !== undefined && elapsed === deadline) {
           pendingEnded++;
+          if (stalled) stallEnded++;
+        }
       }),
       { numRuns: RUNS, seed: SEED, examples: EXAMPLES },
     );
     // The property met calls that were sent more than once, not only calls that stopped at once; calls the server
-    // kept asking; and calls that a pending callback held until the deadline.
+    // kept asking; calls that a pending callback held until the deadline; and calls a stalled store's answer did not
+    // keep past it.
     expect(retried).toBeGreaterThan(0);
     expect(asked).toBeGreaterThan(0);
     expect(pendingEnded).toBeGreaterThan(0);
+    expect(stallEnded).toBeGreaterThan(0);
   });
 });

@@ -247,7 +247,8 @@ describe.each(RESUME_CLIENTS)('$name with resume', (client) => {
     const { timers } = recordingTimers((wait) => {
       if (wait === 1) Object.assign(server.files.get(at) ?? {}, { etag: '"v2"', seed: 8 });
     });
-    const http = client.create({ resume: true, timers });
+    // No jitter: every resume waits on a timer (a full-jitter draw under 1 ms would be a wait of 0, with none).
+    const http = client.create({ resume: true, timers, jitter: 'none' });
     try {
       const response = await http.get(origin + at);
       const { bytes, error } = await readAll(response, gate.took);
@@ -283,7 +284,8 @@ describe.each(RESUME_CLIENTS)('$name with resume', (client) => {
         headers: { 'last-modified': 'Tue, 01 Dec 2026 11:00:00 GMT' },
       });
     });
-    const http = client.create({ resume: true, timers });
+    // No jitter: the resume waits on a timer, where the touch happens.
+    const http = client.create({ resume: true, timers, jitter: 'none' });
     try {
       const response = await http.get(origin + at);
       const { bytes, error } = await readAll(response, gate.took);

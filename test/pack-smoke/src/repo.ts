@@ -38,7 +38,8 @@ export function needsBuild(name: PublishedName): boolean {
   let built: number;
   try {
     built = statSync(join(dir, 'dist/index.js')).mtimeMs;
-    for (const file of ['index.cjs', 'index.d.ts', 'index.d.cts']) statSync(join(dir, 'dist', file));
+    for (const file of ['index.cjs', 'index.d.ts', 'index.d.cts', 'bundler/index.js'])
+      statSync(join(dir, 'dist', file));
   } catch {
     return true;
   }

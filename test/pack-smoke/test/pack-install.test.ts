@@ -172,21 +172,26 @@ describe('the packed tarballs', () => {
     '%s holds dist/, README.md, LICENSE, package.json and, for an adapter, MIGRATING.md only',
     (name) => {
       const files = [...packed[name].files].sort();
-      // The core has two more entries, `backoff-core/adapter` and `backoff-core/testing`, whose shared code the
-      // bundler puts in chunks.
-      const entries = name === 'backoff-core' ? ['adapter', 'index', 'testing'] : ['index'];
-      const built = entries.flatMap((entry) =>
-        ['cjs', 'd.cts', 'd.ts', 'js'].map((ext) => `dist/${entry}.${ext}`),
-      );
+      // The core has more entries (`backoff-core/adapter`, `/testing`, `/outbox`, `/outbox/node`), whose shared
+      // code the bundler puts in chunks; each adapter has its `outbox` entry.
+      const entries =
+        name === 'backoff-core'
+          ? ['adapter', 'index', 'outbox', 'outbox-node', 'testing']
+          : ['index', 'outbox'];
+      // Each entry in dist/ (Node, and a page with no bundler) and, as ESM only, in dist/bundler/ (bundlers).
+      const built = entries.flatMap((entry) => [
+        ...['cjs', 'd.cts', 'd.ts', 'js'].map((ext) => `dist/${entry}.${ext}`),
+        `dist/bundler/${entry}.js`,
+      ]);
       // The READMEs link the guide for moving over; ky-backoff's CommonJS declarations augment ky from an ES file.
       const more = {
         'backoff-core': [],
         'axios-backoff': ['MIGRATING.md'],
         'ky-backoff': ['MIGRATING.md', 'dist/ky-augmentation.d.mts'],
       }[name];
-      expect(files.filter((file) => !/^dist\/[\w-]+-[\w-]{8}\.(?:d\.c?ts|c?js)$/.test(file))).toEqual(
-        ['LICENSE', 'README.md', ...built, ...more, 'package.json'].sort(),
-      );
+      expect(
+        files.filter((file) => !/^dist\/(?:bundler\/)?[\w-]+-[\w-]{8}\.(?:d\.c?ts|c?js)$/.test(file)),
+      ).toEqual(['LICENSE', 'README.md', ...built, ...more, 'package.json'].sort());
     },
   );
 });
@@ -204,10 +209,13 @@ describe.each(['esm', 'cjs'] as const)('a fresh %s project', (kind) => {
     const manifest = readJson(join(installed(name), 'package.json'));
     // publishConfig.exports replaced the repo's exports: no `@backoff/source` condition pointing at src/.
     expect(JSON.stringify(manifest.exports)).not.toContain('@backoff/source');
+    // Bundlers read `module` first (dist/bundler/, where they replace process.env.NODE_ENV); Node ignores it.
     expect(manifest.exports?.['.']).toEqual({
+      module: './dist/bundler/index.js',
       import: { types: './dist/index.d.ts', default: './dist/index.js' },
       require: { types: './dist/index.d.cts', default: './dist/index.cjs' },
     });
+    expect(Object.keys(manifest.exports?.['.'] ?? {})[0]).toBe('module');
     // pnpm rewrote `workspace:^` into a real range of the core's version.
     for (const range of Object.values(manifest.dependencies ?? {})) expect(range).not.toMatch(/^workspace:/);
     if (name !== 'backoff-core') {

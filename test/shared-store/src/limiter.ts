@@ -15,6 +15,32 @@ export interface Limiter {
 }
 
 /**
+ * A fixed-window limiter's answer to a request at `now` (ms): `limit` per `window` ms, windows aligned on the
+ * epoch, as express-rate-limit answers with `standardHeaders: 'draft-8'` (`headers: false`: bare 429s).
+ */
+export function fixedWindow({ limit, window, headers }: { limit: number; window: number; headers: boolean }) {
+  let current = -1;
+  let used = 0;
+  return (now: number): { status: number; fields: Record<string, string> } => {
+    const index = Math.floor(now / window);
+    if (index !== current) {
+      current = index;
+      used = 0;
+    }
+    used++;
+    const status = used > limit ? 429 : 200;
+    const fields: Record<string, string> = {};
+    if (headers) {
+      const reset = Math.max(1, Math.ceil(((index + 1) * window - now) / 1000));
+      fields['ratelimit-policy'] = `"limit"; q=${limit}; w=${window / 1000}`;
+      fields.ratelimit = `"limit"; r=${Math.max(0, limit - used)}; t=${reset}`;
+      if (status === 429) fields['retry-after'] = String(reset);
+    }
+    return { status, fields };
+  };
+}
+
+/**
  * A fixed-window limiter on 127.0.0.1, as express-rate-limit answers with `standardHeaders: 'draft-8'`: `limit`
  * per `window` ms, windows aligned on the wall clock. `headers: false` answers bare 429s (nothing but the status).
  */
@@ -28,31 +54,17 @@ export async function startLimiter({
   headers: boolean;
 }): Promise<Limiter> {
   const arrivals: Arrival[] = [];
-  let current = -1;
-  let used = 0;
+  const answer = fixedWindow({ limit, window, headers });
   let outage = false;
   const server: Server = createServer((_request, response) => {
     const now = Date.now();
-    const index = Math.floor(now / window);
-    if (index !== current) {
-      current = index;
-      used = 0;
-    }
     if (outage) {
       arrivals.push({ at: now, status: 500 });
       response.writeHead(500).end('down');
       return;
     }
-    used++;
-    const status = used > limit ? 429 : 200;
+    const { status, fields } = answer(now);
     arrivals.push({ at: now, status });
-    const fields: Record<string, string> = {};
-    if (headers) {
-      const reset = Math.max(1, Math.ceil(((index + 1) * window - now) / 1000));
-      fields['ratelimit-policy'] = `"limit"; q=${limit}; w=${window / 1000}`;
-      fields.ratelimit = `"limit"; r=${Math.max(0, limit - used)}; t=${reset}`;
-      if (status === 429) fields['retry-after'] = String(reset);
-    }
     response.writeHead(status, fields).end(status === 200 ? 'ok' : 'slow down');
   });
   server.keepAliveTimeout = 30_000;

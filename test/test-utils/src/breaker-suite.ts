@@ -197,6 +197,36 @@ export function describeCircuitBreakerClient(driver: BackoffClientDriver): void 
       expect(hits(slowRoute, tripRoute)).toBe(2);
     });
 
+    it("a shared store still unanswered at the deadline ends the call there with a timeout, nothing sent; the call's end reaches the store later", async () => {
+      fresh();
+      // Timers fire in the order they fall due: the store's answer, 5 s late, comes after the 2 s deadline.
+      clock.ordered = true;
+      const memory = new CircuitBreaker.MemoryStore();
+      const late = <V>(value: V) =>
+        new Promise<V>((resolve) => clock.timers.setTimeout(() => resolve(value), 5000));
+      const recorded: string[] = [];
+      const store: CircuitBreaker.Store = {
+        admit: (...args) => late(memory.admit(...args)),
+        record: (...args) => {
+          recorded.push(args[0]);
+          return memory.record(...args);
+        },
+        read: (origin) => memory.read(origin),
+        entries: () => memory.entries(),
+        replace: (circuits) => memory.replace(circuits),
+      };
+      const route = api.script('/up', [200]);
+      const settled = await client(new CircuitBreaker({ store }), { deadline: 2000 }).send(GET('/up'));
+      expect(settled.ok).toBe(false);
+      if (!settled.ok) expect(settled.error).toMatchObject({ name: 'TimeoutError' });
+      expect(settled.result).toMatchObject({ attempts: 0, reason: 'deadline' });
+      expect(route.hits).toHaveLength(0);
+      for (let turn = 0; turn < 100 && recorded.length === 0; turn++) {
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      expect(recorded).toEqual([API]);
+    });
+
     it('abort while open: an abort during a wait rejects with the abort error; an aborted call frees the probe slot', async () => {
       fresh();
       const breaker = new CircuitBreaker({ consecutiveFailures: 1 });

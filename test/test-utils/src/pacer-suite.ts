@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { BackoffClientDriver, Settled, SuiteRequest } from './behaviour-suite.js';
 import { API, API_2, ScriptedApi } from './scripted-api.js';
 import { serveTests } from './serve-tests.js';
+import { StallingPacerStore } from './stalling-store.js';
 import { VirtualClock } from './virtual-clock.js';
 
 /** A draft-8 answer of a 1-per-second quota, spent for `t` more seconds. */
@@ -43,7 +44,7 @@ export function describePacerClient(driver: BackoffClientDriver, suite: PacerSui
     let clock: VirtualClock;
     serveTests(api, () => clock);
 
-    const client = (pacer: Pacer, options: BackoffOptions = {}, base = API) =>
+    const client = (pacer: Pacer<Pacer.Store>, options: BackoffOptions = {}, base = API) =>
       driver.create(base, { random: () => 0.5, timers: clock.timers, now: clock.now, pacer, ...options });
     const fresh = () => {
       clock = new VirtualClock();
@@ -127,6 +128,35 @@ export function describePacerClient(driver: BackoffClientDriver, suite: PacerSui
       expect(error).toMatchObject({ code: 'ERR_PACER_DEADLINE', reason: 'deadline', key: API, delay: 5000 });
       expect(error?.message).toMatch(/held by the pacer past the deadline/i);
       expect(settled.result).toMatchObject({ attempts: 0, reason: 'deadline' });
+      expect(route.hits).toHaveLength(1);
+    });
+
+    it('a shared store still unanswered at the deadline ends the call there with a timeout, nothing sent; the hold it grants later is given back', async () => {
+      fresh();
+      const route = api.script('/quota', [SPENT(200), 200]);
+      let stall = 0;
+      const store = new StallingPacerStore({ timers: clock.timers, stall: () => stall });
+      const pacer = new Pacer({ store });
+      await run([client(pacer).send(GET('A'))]);
+      // The store now answers 5 s late; B's deadline is 2 s, and its reservation is a hold within it.
+      stall = 5000;
+      let settled: Settled | undefined;
+      void client(pacer, { deadline: 2000 })
+        .send(GET('B'))
+        .then((done) => {
+          settled = done;
+        });
+      await until(() => store.granted.length === 1);
+      clock.advance(2000);
+      await until(() => settled !== undefined);
+      expect(settled?.ok).toBe(false);
+      if (settled !== undefined && !settled.ok) expect(settled.error).toMatchObject({ name: 'TimeoutError' });
+      expect(settled?.result).toMatchObject({ attempts: 0, reason: 'deadline' });
+      expect(store.granted).toHaveLength(1);
+      expect(store.released).toEqual([]);
+      clock.advance(3000);
+      await until(() => store.released.length === 1);
+      expect(store.released).toEqual(store.granted);
       expect(route.hits).toHaveLength(1);
     });
 

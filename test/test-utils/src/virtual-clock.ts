@@ -39,6 +39,11 @@ export class VirtualClock {
   /** Every wait requested, in order, in ms. */
   readonly waits: number[] = [];
   auto = true;
+  /**
+   * In `auto` mode, each timer's turn fires the one due first, not the one set first: a long wait set before a
+   * short one (a store's slow answer before the deadline's timer) ends after it, as in real time.
+   */
+  ordered = false;
 
   constructor(start = Date.UTC(2026, 11, 2, 12, 0, 0)) {
     this.#now = start;
@@ -52,7 +57,7 @@ export class VirtualClock {
       this.waits.push(ms);
       this.#pending.add(timer);
       for (const resolve of this.#waiters.splice(0)) resolve(ms);
-      if (this.auto) macrotask(() => this.#fire(timer));
+      if (this.auto) macrotask(() => this.#fire(this.ordered ? this.#first() : timer));
       return timer;
     },
     clearTimeout: (handle) => {
@@ -60,8 +65,15 @@ export class VirtualClock {
     },
   };
 
-  #fire(timer: Pending): void {
-    if (!this.#pending.delete(timer)) return;
+  /** The pending timer due first (the one set first among equals). */
+  #first(): Pending | undefined {
+    let first: Pending | undefined;
+    for (const timer of this.#pending) if (first === undefined || timer.due < first.due) first = timer;
+    return first;
+  }
+
+  #fire(timer: Pending | undefined): void {
+    if (timer === undefined || !this.#pending.delete(timer)) return;
     this.#now = Math.max(this.#now, timer.due);
     timer.callback();
   }

@@ -1,4 +1,8 @@
+import { briefly } from '../options/check.js';
 import type { ResolvedOptions } from '../options/options.js';
+
+// Bundlers replace it (see options/check.ts).
+declare const process: { readonly env: { readonly NODE_ENV?: string | undefined } };
 
 /** A random (v4) UUID. */
 function uuidV4(): string {
@@ -51,7 +55,11 @@ export function generateIdempotencyKey(setting: Exclude<ResolvedOptions['idempot
   if (setting === 'auto') return `"${uuidV4()}"`;
   const key: unknown = setting();
   if (typeof key !== 'string') {
-    throw new TypeError(`Expected \`idempotencyKey\` to return a string, got ${typeof key}.`);
+    throw new TypeError(
+      process.env.NODE_ENV !== 'production'
+        ? `Expected \`idempotencyKey\` to return a string, got ${typeof key}.`
+        : briefly('bad-return', 'idempotencyKey', key),
+    );
   }
   checkKey(key, 'Expected `idempotencyKey` to return a key of visible ASCII');
   return key;

@@ -1,4 +1,4 @@
-import { MAX_TIMER_DELAY } from '../options/check.js';
+import { briefly, MAX_TIMER_DELAY } from '../options/check.js';
 import type { ResolvedOptions } from '../options/options.js';
 import { describeValue } from '../options/show.js';
 import type { RetryKind } from '../run/budget.js';
@@ -6,6 +6,9 @@ import { computeDelay, throttlingDelayOptions } from './delay.js';
 import type { RetryReason, StopReason } from './reasons.js';
 import { repeatFloor, serverWait, serverWaitBound } from './server-wait.js';
 import type { Verdict } from './verdict.js';
+
+// Bundlers replace it (see options/check.ts).
+declare const process: { readonly env: { readonly NODE_ENV?: string | undefined } };
 
 /** Retry: wait `delay` ms, then send attempt `retryNumber + 1`. */
 export interface RetryDecision {
@@ -160,7 +163,9 @@ export function plan(
 export function ownDelay(answer: unknown, least: number | undefined): number {
   if (typeof answer !== 'number' || !(answer >= 0) || answer > MAX_TIMER_DELAY) {
     throw new TypeError(
-      `Expected \`delay\` to return a number of ms from 0 to ${MAX_TIMER_DELAY}, got ${describeValue(answer)}.`,
+      process.env.NODE_ENV !== 'production'
+        ? `Expected \`delay\` to return a number of ms from 0 to ${MAX_TIMER_DELAY}, got ${describeValue(answer)}.`
+        : briefly('bad-return', 'delay', answer),
     );
   }
   // The server said when to come back: a wait of one's own may be longer, never shorter.

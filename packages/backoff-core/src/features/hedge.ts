@@ -1,16 +1,9 @@
 import { originOf } from '../http/url.js';
 import { type Check, checked, fail, range } from '../options/check.js';
 import { describeValue } from '../options/show.js';
-import type {
-  CallView,
-  Copies,
-  FeatureOptions,
-  Raced,
-  Settled,
-  Strategy,
-  StrategySource,
-} from '../run/roles.js';
+import type { CallView, FeatureOptions, Settled, Strategy, StrategySource } from '../run/roles.js';
 import { anySignal } from '../run/sleep.js';
+import { type Copies, hedging, type Raced } from './hedge-copies.js';
 
 /** Options of `new Hedge()`: send a copy of an attempt that has not answered after `delay` ms. */
 export interface HedgeOptions {
@@ -56,17 +49,17 @@ export class Hedge implements StrategySource {
 
   constructor(options: HedgeOptions) {
     if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-      fail('hedge', `options { delay: ms | 'auto', max? }, got ${describeValue(options)}`);
+      fail('hedge', options, `options { delay: ms | 'auto', max? }, got ${describeValue(options)}`);
     }
     const valid = checked(options, HEDGE_CHECKS, 'hedge', '', 'hedge.');
-    if (valid.delay === undefined) fail('hedge.delay', `a number of ms or 'auto', got undefined`);
+    if (valid.delay === undefined) fail('hedge.delay', undefined, `a number of ms or 'auto', got undefined`);
     this.delay = valid.delay as number | 'auto';
     this.max = (valid.max as number | undefined) ?? 1;
   }
 
   /** The strategy for a policy: races the copies of each attempt. */
   strategy(options: FeatureOptions): Strategy {
-    return { send: (copies, call) => this.#race(copies, call, options) };
+    return hedging((copies, call) => this.#race(copies, call, options));
   }
 
   /**

@@ -1,7 +1,11 @@
+import { briefly, fail } from '../options/check.js';
 import type { CircuitBreakerLike, MetricsLike } from '../options/options.js';
 import { describeValue } from '../options/show.js';
 import type { CallView, Feature, FeatureCall, FeatureSource } from '../run/roles.js';
 import { METHODS, serverAttributes } from './semconv.js';
+
+// Bundlers replace it (see options/check.ts).
+declare const process: { readonly env: { readonly NODE_ENV?: string | undefined } };
 
 /** The parts of an OpenTelemetry `Meter` (`@opentelemetry/api`) that `BackoffMetrics` uses: typed by shape. */
 export interface MeterLike {
@@ -145,7 +149,9 @@ export class BackoffMetrics implements MetricsLike {
   constructor(options: BackoffMetricsOptions = {}) {
     if (typeof options !== 'object' || options === null) {
       throw new TypeError(
-        `Expected the BackoffMetrics options to be an object, got ${describeValue(options)}.`,
+        process.env.NODE_ENV !== 'production'
+          ? `Expected the BackoffMetrics options to be an object, got ${describeValue(options)}.`
+          : briefly('options-not-object', 'BackoffMetrics options', options),
       );
     }
     const { meter } = options;
@@ -157,8 +163,10 @@ export class BackoffMetrics implements MetricsLike {
       typeof meter.createCounter !== 'function' ||
       typeof meter.createObservableGauge !== 'function'
     ) {
-      throw new TypeError(
-        `Expected \`meter\` to be an OpenTelemetry Meter (\`metrics.getMeter(name)\`), got ${describeValue(meter)}.`,
+      fail(
+        'meter',
+        meter,
+        `an OpenTelemetry Meter (\`metrics.getMeter(name)\`), got ${describeValue(meter)}`,
       );
     }
     this.#otel = {

@@ -1,3 +1,4 @@
+import { fail } from '../options/check.js';
 import type { Admission, Circuit, CircuitRules, CircuitTransition } from './breaker/rules.js';
 import { type CircuitStore, MemoryCircuitStore } from './breaker/store.js';
 import type { Answer, Hold, PaceLimits, Reservation } from './pacer/rules.js';
@@ -67,13 +68,15 @@ export class TabStore {
 
   constructor(channel: string, options: TabStoreOptions = {}) {
     if (typeof channel !== 'string' || channel === '') {
-      throw new TypeError(
-        `Expected \`channel\` to be a non-empty string (tabs with the same one share a quota), got ${typeof channel === 'string' ? '""' : typeof channel}.`,
+      fail(
+        'channel',
+        channel,
+        `a non-empty string (tabs with the same one share a quota), got ${typeof channel === 'string' ? '""' : typeof channel}`,
       );
     }
     const timeout = options.timeout ?? 250;
     if (!(typeof timeout === 'number' && timeout > 0 && Number.isFinite(timeout))) {
-      throw new RangeError(`Expected \`timeout\` to be a number of ms above 0, got ${String(timeout)}.`);
+      fail('timeout', timeout, `a number of ms above 0, got ${String(timeout)}`, RangeError);
     }
     this.#timeout = timeout;
     const locks = locksOf();

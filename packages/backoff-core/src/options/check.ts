@@ -6,14 +6,58 @@
 
 import { describeValue, show } from './show.js';
 
+// Bundlers replace `process.env.NODE_ENV` (the package's Node build reads it through `globalThis.process?.`), so
+// every use below is written out in full: a production bundle then drops the text and the tables it guards.
+declare const process: { readonly env: { readonly NODE_ENV?: string | undefined } };
+
+/** docs/errors.md, where each code's full explanation is: a production build's messages link there. */
+export const ERRORS_URL = 'https://github.com/backoff/backoff/blob/main/docs/errors.md';
+
+/** The codes of docs/errors.md: each is the anchor of its explanation there. */
+export const ERROR_CODES = [
+  'options-not-object',
+  'unknown-option',
+  'bad-option',
+  'delays-apart',
+  'bad-return',
+  'not-a-client',
+  'already-installed',
+  'attempt-timeout',
+  'peer-attached',
+  'peer-settings',
+] as const;
+/** A code of docs/errors.md, in a production build's message: `bad-option`, `unknown-option`, ... */
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/**
+ * A production build's message: the option (or argument) `name`, what it got, and the link to the code's full
+ * explanation, e.g. "`retries` got 200 (bad-option): https://.../errors.md#bad-option".
+ */
+export function briefly(code: ErrorCode, name: string, got: unknown): string {
+  return `\`${name}\` got ${describeValue(got)} (${code}): ${ERRORS_URL}#${code}`;
+}
+
 /** Checks one given (not `undefined`) value of the option `name`: returns what to keep, or throws. */
 export type Check = (value: unknown, name: string) => unknown;
 
 /** setTimeout clamps anything above 2^31 - 1 ms to 1 ms, so no delay option may exceed it. */
 export const MAX_TIMER_DELAY = 2_147_483_647;
 
-export function fail(name: string, expected: string, Kind: typeof TypeError = TypeError): never {
-  throw new Kind(`Expected \`${name}\` to be ${expected}.`);
+/**
+ * Throws the error for the option `name`, which `got` a value it does not take: in development the message says what
+ * was `expected` (and what was got, the fix); in production it is `briefly`'s.
+ */
+export function fail(
+  name: string,
+  got: unknown,
+  expected: string,
+  Kind: typeof TypeError = TypeError,
+): never {
+  throw new Kind(
+    process.env.NODE_ENV !== 'production'
+      ? `Expected \`${name}\` to be ${expected}.`
+      : briefly('bad-option', name, got),
+  );
 }
 
 /**
@@ -24,10 +68,15 @@ export const range =
   (max = MAX_TIMER_DELAY, min = 0, kind = 'a number', fix = ''): Check =>
   (value, name) =>
     typeof value !== 'number'
-      ? fail(name, `a number, got ${describeValue(value)}`)
+      ? fail(name, value, `a number, got ${describeValue(value)}`)
       : value >= min && value <= max && (kind === 'a number' || Number.isInteger(value))
         ? value
-        : fail(name, `${kind} from ${min} to ${max}, got ${value}${value > max ? fix : ''}`, RangeError);
+        : fail(
+            name,
+            value,
+            `${kind} from ${min} to ${max}, got ${value}${value > max ? fix : ''}`,
+            RangeError,
+          );
 
 /**
  * `check`, where `Infinity` (no limit, as ky, exponential-backoff and p-retry spell it) is accepted and kept as
@@ -40,13 +89,13 @@ export const orInfinity =
 
 /** A function. */
 export const fn: Check = (value, name) =>
-  typeof value === 'function' ? value : fail(name, `a function, got ${describeValue(value)}`);
+  typeof value === 'function' ? value : fail(name, value, `a function, got ${describeValue(value)}`);
 
 /** One of `values` (compared with `===`); `expected` says so in the error (by default: one of the values, quoted). */
 export const oneOf =
   (values: readonly unknown[], expected = `one of '${values.join("', '")}'`): Check =>
   (value, name) =>
-    values.includes(value) ? value : fail(name, `${expected}, got ${describeValue(value)}`);
+    values.includes(value) ? value : fail(name, value, `${expected}, got ${describeValue(value)}`);
 
 /** An object (or function) with the methods `names`; `false` for none (`undefined`) when `off` says so. */
 export const withMethods =
@@ -60,7 +109,7 @@ export const withMethods =
       ? undefined
       : names.every((method) => typeof (value as Record<string, unknown> | null)?.[method] === 'function')
         ? value
-        : fail(name, `${off ? `false or ${expected}` : expected}, got ${describeValue(value)}`);
+        : fail(name, value, `${off ? `false or ${expected}` : expected}, got ${describeValue(value)}`);
 
 /** An error listing several bad options: each one's own error is in `errors`, in the order of the options. */
 type BadOptionsError = (TypeError | RangeError) & { readonly errors: readonly Error[] };
@@ -133,6 +182,11 @@ function nearName(key: string, known: readonly string[]): string | undefined {
   return best === undefined ? undefined : `did you mean \`${best}\`?`;
 }
 
+/** The development message for an unknown option (`subject`), with the advice found for it. */
+function unknownOption(subject: string, advice: string | undefined): string {
+  return `Unknown ${subject}${advice === undefined ? '.' : `: ${advice}${advice.endsWith('?') ? '' : '.'}`}`;
+}
+
 /**
  * Checks the options in `given` with `checks` and returns the valid ones (`undefined` values skipped, so an
  * explicit `undefined` never erases a default). An option without a check (`null`) is validated elsewhere.
@@ -151,21 +205,30 @@ export function checked(
   problems?: unknown[],
 ): Record<string, unknown> {
   if (typeof given !== 'object' || given === null || Array.isArray(given)) {
-    throw new TypeError(`Expected ${notObject}, got ${describeValue(given)}.`);
+    throw new TypeError(
+      process.env.NODE_ENV !== 'production'
+        ? `Expected ${notObject}, got ${describeValue(given)}.`
+        : briefly('options-not-object', prefix.slice(0, -1) || `${what} options`, given),
+    );
   }
   const found: unknown[] = problems ?? [];
   const valid: Record<string, unknown> = {};
-  const known = Object.keys(checks);
   // Own keys only: `__proto__` is no option.
   for (const key of Object.keys(given)) {
     const check = checks[key];
     collect(found, () => {
-      if (!Object.hasOwn(checks, key)) {
-        const advice = hint?.(key) ?? nearName(key, known);
-        const end = advice === undefined ? '.' : `: ${advice}${advice.endsWith('?') ? '' : '.'}`;
-        throw new TypeError(`Unknown ${what} option \`${prefix}${key}\`${end}`);
-      }
       const value = (given as Record<string, unknown>)[key];
+      if (!Object.hasOwn(checks, key)) {
+        // Other libraries' names and near misses are advice for a developer: a production build carries neither.
+        throw new TypeError(
+          process.env.NODE_ENV !== 'production'
+            ? unknownOption(
+                `${what} option \`${prefix}${key}\``,
+                hint?.(key) ?? nearName(key, Object.keys(checks)),
+              )
+            : briefly('unknown-option', prefix + key, value),
+        );
+      }
       if (value !== undefined && check) valid[key] = check(value, prefix + key);
     });
   }

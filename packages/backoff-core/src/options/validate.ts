@@ -3,6 +3,7 @@ import { checkBudget, isRetryBudget, RetryBudget } from '../run/budget.js';
 import { browserNetworkStatus } from '../run/offline.js';
 import { defaultTimers } from '../run/sleep.js';
 import {
+  briefly,
   type Check,
   checked,
   fail,
@@ -26,6 +27,9 @@ import { describeValue, show } from './show.js';
 
 export { MAX_TIMER_DELAY } from './check.js';
 
+// Bundlers replace it (see check.ts): a production bundle leaves out the peers' names and the long explanations.
+declare const process: { readonly env: { readonly NODE_ENV?: string | undefined } };
+
 // RFC 9110 token characters: what a method or a header name may be made of.
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
@@ -38,9 +42,9 @@ const list =
     describe?: (value: unknown) => string | undefined,
   ): Check =>
   (value, name) => {
-    if (!Array.isArray(value)) fail(name, `an array of ${items}, got ${describeValue(value)}`);
+    if (!Array.isArray(value)) fail(name, value, `an array of ${items}, got ${describeValue(value)}`);
     for (const item of value)
-      if (!valid(item)) fail(name, `an array of ${items}, got ${show(item, describe)}`, Kind);
+      if (!valid(item)) fail(name, item, `an array of ${items}, got ${show(item, describe)}`, Kind);
     return new Set(value);
   };
 
@@ -57,22 +61,58 @@ const jitter: Check = (value, name) =>
   typeof value === 'boolean'
     ? fail(
         name,
+        value,
         `one of '${JITTERS.join("', '")}', got ${value}: ky's \`jitter: ${value}\` is \`'${value ? 'full' : 'none'}'\` here${value ? ' (the default)' : ''}`,
       )
     : oneOf(JITTERS)(value, name);
 
+/** What ours passes a callback, and how another library's callback of that name is written here. */
+type CallbackAdvice = readonly [passes: string, peer?: string];
+
+/**
+ * What a development message adds to a check's own words: the fix for a count above its range, and for each
+ * callback what ours passes and how a peer's is written here. A production build holds none of it (docs/errors.md
+ * says it all).
+ */
+const ADVICE =
+  process.env.NODE_ENV !== 'production'
+    ? {
+        retries: ': bound a long retry by time with `deadline`',
+        serverRetries:
+          ': this cap can be raised but not removed, or a server that keeps answering `Retry-After: 0` would keep the call going; bound a long call by time with `deadline`',
+        delay: [
+          'the context `{ retry, status, error, response, serverDelay, computed, ... }`',
+          ": axios-retry's `retryDelay(retryCount, error)` is written `delay: ({ retry, error }) => ms`",
+        ] as CallbackAdvice,
+        onHold: ['the hold `{ delay, reason, key, method, url, attempt }`'] as CallbackAdvice,
+        shouldRetry: [
+          'the context `{ attempt, status, error, response, retryable, ... }`',
+          ": exponential-backoff's `retry(error, attemptNumber)` is written `shouldRetry: ({ error, attempt }) => ...`",
+        ] as CallbackAdvice,
+        onRetry: [
+          'the event `{ retry, delay, error, status, url, ... }`',
+          ": axios-retry's `onRetry(retryCount, error, requestConfig)` is written `onRetry: ({ retry, error, url }) => ...`",
+        ] as CallbackAdvice,
+        onHedge: ['the hedge `{ copy, delay, method, url, attempt }`'] as CallbackAdvice,
+        beforeAttempt: [
+          'the context `{ attempt, retry, copy, previous, headers, signal, ... }`',
+        ] as CallbackAdvice,
+      }
+    : undefined;
+
 /**
  * A callback of one parameter. One of more was written for another library (axios-retry's `onRetry(retryCount,
  * error, requestConfig)`): it would read the wrong thing from what ours passes, in silence, so it is refused when
- * given, saying what ours passes (`passes`) and how the peer's is written here (`peer`).
+ * given, saying what ours passes and how the peer's is written here (`advice`, in development).
  */
 const callback =
-  (passes: string, peer = ''): Check =>
+  (advice?: CallbackAdvice): Check =>
   (value, name) =>
     fn(value, name) && (value as (...args: never[]) => unknown).length > 1
       ? fail(
           name,
-          `a function of one parameter, ${passes}, got a function of ${(value as () => unknown).length} parameters${peer}`,
+          value,
+          `a function of one parameter, ${advice?.[0]}, got a function of ${(value as () => unknown).length} parameters${advice?.[1] ?? ''}`,
         )
       : value;
 const methods = list(
@@ -90,21 +130,13 @@ const hedge = withMethods(['strategy'], true, "a `new Hedge({ delay: ms | 'auto'
 
 /** Every option and its check (not the peer names: those are only there to be refused). */
 const CHECKS: Readonly<Record<Exclude<keyof BackoffOptions, keyof PeerOptionNames>, Check | null>> = {
-  retries: range(100, 0, 'an integer', ': bound a long retry by time with `deadline`'),
-  serverRetries: range(
-    100,
-    0,
-    'an integer',
-    ': this cap can be raised but not removed, or a server that keeps answering `Retry-After: 0` would keep the call going; bound a long call by time with `deadline`',
-  ),
+  retries: range(100, 0, 'an integer', ADVICE?.retries),
+  serverRetries: range(100, 0, 'an integer', ADVICE?.serverRetries),
   baseDelay: delay,
   maxDelay: longest,
   factor: range(100, 1),
   jitter,
-  delay: callback(
-    'the context `{ retry, status, error, response, serverDelay, computed, ... }`',
-    ": axios-retry's `retryDelay(retryCount, error)` is written `delay: ({ retry, error }) => ms`",
-  ),
+  delay: callback(ADVICE?.delay),
   statusCodes: list(
     (c) => Number.isInteger(c) && (c as number) >= 100 && (c as number) <= 599,
     'integers from 100 to 599',
@@ -114,11 +146,11 @@ const CHECKS: Readonly<Record<Exclude<keyof BackoffOptions, keyof PeerOptionName
   idempotencyKeyHeader: (value, name) =>
     typeof value === 'string' && TOKEN.test(value)
       ? value
-      : fail(name, `a header name, got ${describeValue(value)}`),
+      : fail(name, value, `a header name, got ${describeValue(value)}`),
   idempotencyKey: (value, name) =>
     typeof value === 'function' || value === 'auto' || value === false
       ? value
-      : fail(name, `'auto', a function or false, got ${describeValue(value)}`),
+      : fail(name, value, `'auto', a function or false, got ${describeValue(value)}`),
   maxRetryAfter: longest,
   // 10 x every window is far wider than any herd needs: a larger value is a typo.
   retryAfterSpread: range(10),
@@ -131,18 +163,12 @@ const CHECKS: Readonly<Record<Exclude<keyof BackoffOptions, keyof PeerOptionName
   circuitBreaker: breaker,
   metrics,
   pacer,
-  onHold: callback('the hold `{ delay, reason, key, method, url, attempt }`'),
-  shouldRetry: callback(
-    'the context `{ attempt, status, error, response, retryable, ... }`',
-    ": exponential-backoff's `retry(error, attemptNumber)` is written `shouldRetry: ({ error, attempt }) => ...`",
-  ),
-  onRetry: callback(
-    'the event `{ retry, delay, error, status, url, ... }`',
-    ": axios-retry's `onRetry(retryCount, error, requestConfig)` is written `onRetry: ({ retry, error, url }) => ...`",
-  ),
+  onHold: callback(ADVICE?.onHold),
+  shouldRetry: callback(ADVICE?.shouldRetry),
+  onRetry: callback(ADVICE?.onRetry),
   hedge,
-  onHedge: callback('the hedge `{ copy, delay, method, url, attempt }`'),
-  beforeAttempt: callback('the context `{ attempt, retry, copy, previous, headers, signal, ... }`'),
+  onHedge: callback(ADVICE?.onHedge),
+  beforeAttempt: callback(ADVICE?.beforeAttempt),
   attemptTimeout: orInfinity(range(MAX_TIMER_DELAY, 1)),
   tracer: withMethods(['startSpan'], false, "an OpenTelemetry Tracer (`trace.getTracer('my-app')`)"),
   redactQueryParams: list(
@@ -194,7 +220,7 @@ export function resolveOptions(options: BackoffOptions | undefined, base?: Resol
     'backoff',
     'the backoff options to be an object',
     '',
-    peerOptionHint,
+    process.env.NODE_ENV !== 'production' ? peerOptionHint : undefined,
     problems,
   );
   const resolved = {
@@ -228,7 +254,13 @@ export function resolveOptions(options: BackoffOptions | undefined, base?: Resol
   const bad = (key: string) =>
     (options as Record<string, unknown> | undefined)?.[key] !== undefined && !(key in valid);
   if (baseDelay > maxDelay && !bad('baseDelay') && !bad('maxDelay')) {
-    problems.push(new RangeError(delaysApart(baseDelay, maxDelay, options ?? {}, base)));
+    problems.push(
+      new RangeError(
+        process.env.NODE_ENV !== 'production'
+          ? delaysApart(baseDelay, maxDelay, options ?? {}, base)
+          : briefly('delays-apart', 'baseDelay', baseDelay),
+      ),
+    );
   }
   report(problems, 'backoff');
   return resolved;

@@ -29,9 +29,6 @@ export interface Policy {
   readonly strategy: Strategy | undefined;
 }
 
-/** What Node's `util.inspect` (and so `console.log`) calls to show an object: a registered symbol, no import. */
-const INSPECT = Symbol.for('nodejs.util.inspect.custom');
-
 /** The result of every call that succeeded at its first attempt, the most common one: one frozen object. */
 const FIRST_TRY: BackoffResult = Object.freeze({
   attempts: 1,
@@ -216,20 +213,5 @@ export class Call implements CallView, CallFacts {
     };
     const more = this.held > 0 ? { ...result, held: this.held } : result;
     return Object.freeze(this.resumes > 0 ? { ...more, resumes: this.resumes } : more);
-  }
-
-  /**
-   * The result of a call whose body may go on after it ended (`resume`): read afresh at every access, so that the
-   * attempts and waits of each continuation show on the response the caller already holds.
-   */
-  liveResult(): BackoffResult {
-    const read = () => ({ ...this.result(), resumes: this.resumes });
-    const live = {} as Record<string, unknown>;
-    for (const key of Object.keys(read())) {
-      Object.defineProperty(live, key, { enumerable: true, get: () => read()[key as keyof BackoffResult] });
-    }
-    // Node's console.log and util.inspect would show each getter as `[Getter]`: they get the values as they are now.
-    Object.defineProperty(live, INSPECT, { value: read });
-    return Object.freeze(live) as unknown as BackoffResult;
   }
 }

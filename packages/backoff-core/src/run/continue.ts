@@ -9,6 +9,7 @@ import { partOf, resumeStream } from '../features/resume/stream.js';
 import { headerGetter } from '../http/headers.js';
 import type { Outcome } from '../http/outcome.js';
 import type { Call } from './call.js';
+import type { BackoffResult } from './events.js';
 import { type Client, type Settled, Stopped } from './roles.js';
 import { anySignal, isThenable } from './sleep.js';
 
@@ -19,13 +20,14 @@ export interface RunnerSteps<T> {
   /** Decides an outcome of the call's latest attempt. */
   decide(outcome: Outcome, signal: AbortSignal): Decision | Promise<Decision>;
   /** Waits a retry's delay, as after any failed attempt. */
-  wait(decision: RetryDecision, outcome: Outcome, signal: AbortSignal): Promise<void>;
+  wait(decision: RetryDecision, outcome: Outcome, signal: AbortSignal): Promise<void> | undefined;
   /** Attempts with `headers` set until the decider stops: the last attempt's result. */
   attempts(signal: AbortSignal, headers: Readonly<Record<string, string | null>>): Promise<Settled<T>>;
 }
 
 /**
- * `value` with a body that goes on across cuts (`resume`), or `undefined` when its body is not resumed.
+ * What the caller gets for `value` with a body that goes on across cuts (`resume`), its result read live; or
+ * `undefined` when its body is not resumed.
  */
 export async function resumeBody<T>(
   call: Call,
@@ -51,7 +53,30 @@ export async function resumeBody<T>(
       call.last = stop('not-resumable', call.last?.serverDelay);
     }
   };
-  return resumeStream(body, { method: call.method, reopen, options, signal: client.signal(), failed }, open);
+  const resumed = await resumeStream(
+    body,
+    { method: call.method, reopen, options, signal: client.signal(), failed },
+    open,
+  );
+  return resumed === undefined ? undefined : client.finish({ ok: true, value: resumed }, liveResult(call));
+}
+
+/** What Node's `util.inspect` (and so `console.log`) calls to show an object: a registered symbol, no import. */
+const INSPECT = Symbol.for('nodejs.util.inspect.custom');
+
+/**
+ * The result of a call whose body may go on after it ended: read afresh at every access, so that the attempts and
+ * waits of each continuation show on the response the caller already holds.
+ */
+function liveResult(call: Call): BackoffResult {
+  const read = () => ({ ...call.result(), resumes: call.resumes });
+  const live = {} as Record<string, unknown>;
+  for (const key of Object.keys(read())) {
+    Object.defineProperty(live, key, { enumerable: true, get: () => read()[key as keyof BackoffResult] });
+  }
+  // Node's console.log and util.inspect would show each getter as `[Getter]`: they get the values as they are now.
+  Object.defineProperty(live, INSPECT, { value: read });
+  return Object.freeze(live) as unknown as BackoffResult;
 }
 
 /**

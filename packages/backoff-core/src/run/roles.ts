@@ -54,10 +54,10 @@ export interface FeatureCall {
   /**
    * A hold this feature asked for is over, before its send: hold again (what held it changed meanwhile: a shared
    * lane paused by another process's 429, its queue stretched to a lower rate), or none. Asked once per hold, the
-   * holds it answers included. `within`: how long it may hold again, in ms (what is left of the deadline, or
-   * without one of the bound on holds renewed again and again); throws to stop the call past it.
+   * holds it answers included, until it answers none. `left` is what remains of the deadline, in ms (infinite
+   * without one: the feature bounds holds renewed again and again itself); throws to stop the call.
    */
-  confirm?(within: number): Held | undefined | PromiseLike<Held | undefined>;
+  confirm?(left: number): Held | undefined | PromiseLike<Held | undefined>;
   /** A hold this feature asked for was cut short (the caller aborted): give back what it reserved. */
   release?(hold: Held): void;
   /** Whether a copy of the attempt in flight may go now (a hedge): `true` reserves what it needs. */
@@ -141,37 +141,17 @@ export type Settled<T> =
   | { readonly ok: true; readonly value: T }
   | { readonly ok: false; readonly error: unknown };
 
-/** How an attempt's race ended: with a copy's outcome, or interrupted (a callback threw: the call has ended). */
-export type Raced<T> = Settled<T> | { readonly ok: false; readonly interrupted: unknown };
-
-/** What a sending strategy is given for one attempt: how to send a copy, and what the runner says of copies. */
-export interface Copies<T> {
-  /**
-   * Sends copy `copy` of the attempt (1: the first), settling with its result, never rejecting; `signal` (its own,
-   * following the caller's) aborts a losing copy. Settles as interrupted when the call must end (a `beforeAttempt`
-   * that failed).
-   */
-  send(copy: number, signal?: AbortSignal): Promise<Raced<T>>;
-  /** A copy's outcome, in the core's terms. */
-  outcome(settled: Settled<T>): Outcome;
-  /** The caller's signal. */
-  readonly signal: AbortSignal | undefined;
-  /** Lets go of a copy's result that will not reach the caller. */
-  discard(settled: Settled<T>): void;
-  /** Whether an outcome is one another copy might improve on (a failure the default rules retry). */
-  retryable(outcome: Outcome): boolean;
-  /**
-   * Asks to send copy `copy` (2: the first hedge), the attempt unanswered after `delay` ms: `false` when it may
-   * not (deadline, circuit, pacer, budget). Throws what `onHedge` threw: the call has then ended.
-   */
-  mayCopy(copy: number, delay: number): boolean;
-  /** Records the copy that answered the attempt, and how long it took. */
-  won(copy: number, outcome: Outcome, elapsed: number): void;
-}
-
-/** How an attempt is sent when the policy hedges (`new Hedge()`): a race of copies. */
+/**
+ * How an attempt is sent when the policy hedges (`new Hedge()`): its copies raced. The runner's half of each copy
+ * (shaped, keyed, paid for, told) is the strategy's too, so a policy without one holds none of it.
+ */
 export interface Strategy {
-  send<T>(copies: Copies<T>, call: CallView): Promise<Raced<T>>;
+  send<T>(
+    call: CallView,
+    client: Client<T>,
+    attempt: Attempt,
+    signal: AbortSignal | undefined,
+  ): Promise<Settled<T>>;
 }
 
 /** Something the `hedge` option takes: the strategy for a policy with `options`. */

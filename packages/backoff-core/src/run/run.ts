@@ -1,745 +1,17 @@
-import {
-  type Decision,
-  earnsCredit,
-  ownDelay,
-  plan,
-  type RetryDecision,
-  settle,
-  stop,
-} from '../decide/rules.js';
-import { serverWaitBound } from '../decide/server-wait.js';
-import { askedDelay, overridden, type Verdict, verdict } from '../decide/verdict.js';
-import { headerGetter } from '../http/headers.js';
-import type { Outcome } from '../http/outcome.js';
-import { describeValue } from '../options/show.js';
-import { Call, type Policy, type RequestDescription } from './call.js';
-import type {
-  AttemptContext,
-  AttemptHeaders,
-  DelayContext,
-  Held,
-  RetryEvent,
-  ShouldRetryContext,
-} from './events.js';
-import { waitForNetwork } from './offline.js';
-import {
-  type Attempt,
-  type CallEvent,
-  type Client,
-  type Copies,
-  type FeatureCall,
-  type SendWatch,
-  type Settled,
-  type Stamp,
-  Stopped,
-  type Strategy,
-} from './roles.js';
-import { abortReason, anySignal, type Expiring, expiring, isThenable, sleep, untilAborted } from './sleep.js';
+// The runner's loop, one for every client: a call begun, then attempts (gated, sent, answered, decided) and the
+// waits between them until the decider stops, and the caller's answer made by the client. Each step is a file of
+// its own beside this one.
 
-// RFC 9110 token characters: what a header name may be made of.
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-
-/**
- * Calls one of the user's callbacks: what it throws, or a Promise it returns rejects with, ends the call with the
- * reason `'callback-error'`. The caller gets that error; a non-Error (`undefined`, a string) is wrapped in a
- * TypeError that names the callback, with `cause` the attempt's own error or response.
- */
-function callback<R>(name: string, fn: () => R, cause?: unknown): R {
-  const failed = (error: unknown): never => {
-    const thrown =
-      error instanceof Error
-        ? error
-        : new TypeError(`\`${name}\` threw or rejected with ${describeValue(error)}, not an Error.`, {
-            cause,
-          });
-    throw new Stopped('callback-error', thrown);
-  };
-  let value: R;
-  try {
-    value = fn();
-  } catch (error) {
-    return failed(error);
-  }
-  return isThenable(value) ? ((value as PromiseLike<unknown>).then(undefined, failed) as R) : value;
-}
-
-/** What a failing callback was asked about: the attempt's error, or else its response. */
-const causeOf = (outcome: Outcome): unknown => (outcome.type === 'error' ? outcome.error : outcome.response);
-
-/**
- * The stop for a wait cut short by the call's signal: the caller's abort, or a client that ended the call on its
- * own and aborted with the `Stopped` it ended for.
- */
-const stoppedBy = (reason: unknown): Stopped =>
-  reason instanceof Stopped ? reason : new Stopped('aborted', reason);
-
-/** Waits for `value` when it is a Promise, under the caller's signal (an abort ends the call at once). */
-async function awaited<V>(value: V | PromiseLike<V>, signal: AbortSignal | undefined): Promise<V> {
-  if (!isThenable(value)) return value;
-  try {
-    return await untilAborted(value, signal);
-  } catch (error) {
-    if (error instanceof Stopped || signal?.aborted) throw stoppedBy(error);
-    throw error;
-  }
-}
-
-/** The stop for a deadline that passed while the callback `name` ran: `cause` (the attempt's error), else a TimeoutError. */
-const lateStop = (name: string, cause: unknown): Stopped =>
-  new Stopped(
-    'deadline',
-    cause ?? new DOMException(`The deadline passed while \`${name}\` ran.`, 'TimeoutError'),
-  );
-
-/**
- * With a deadline, the signal a callback of the user's runs under: the caller's, and the deadline's once armed,
- * which aborts with `lateStop`.
- */
-function deadlineFor(
-  call: Call,
-  name: string,
-  signal: AbortSignal | undefined,
-  cause: unknown,
-): Expiring | undefined {
-  const { deadline, timers } = call.policy.options;
-  if (deadline === undefined) return undefined;
-  return expiring(signal, Math.max(0, call.left()), () => lateStop(name, cause), timers);
-}
-
-/**
- * Waits for a callback's answer when it is a Promise: under the caller's signal (an abort ends the call at once)
- * and the deadline, which ends the call at its time, pending callback or not (`limit`: made by `deadlineFor`, or
- * made here). A late answer is let go.
- */
-async function callbackAnswer<V>(
-  call: Call,
-  name: string,
-  answer: V | PromiseLike<V>,
-  signal: AbortSignal | undefined,
-  cause: unknown,
-  limit?: Expiring,
-): Promise<V> {
-  if (!isThenable(answer)) {
-    limit?.release();
-    return answer;
-  }
-  const bound = limit ?? deadlineFor(call, name, signal, cause);
-  bound?.arm();
-  try {
-    return await awaited(answer, bound?.signal ?? signal);
-  } finally {
-    bound?.release();
-  }
-}
-
-/** The context `shouldRetry` (and, with more, `delay`) gets about one finished attempt. */
-function context(call: Call, outcome: Outcome, judged: Verdict): ShouldRetryContext {
-  const answered = outcome.type === 'response';
-  return {
-    attempt: call.attempts,
-    retries: call.policy.options.retries,
-    method: call.method,
-    url: call.url,
-    status: answered ? outcome.status : undefined,
-    error: answered ? undefined : outcome.error,
-    response: answered ? outcome.response : undefined,
-    headers: answered ? outcome.headers : undefined,
-    outcome,
-    retryable: judged.retryable,
-  };
-}
-
-/** Tells every feature of the call about one event. */
-function tell(call: Call, event: CallEvent): void {
-  if (call.features !== undefined) for (const feature of call.features) feature.observe?.(event, call);
-}
-
-/**
- * Decides one attempt: the features observe it, the decider judges it, the user's `shouldRetry` and `delay` are
- * asked where the rules ask them, and the decider's last limits (deadline, circuit, budget) settle it. At once,
- * unless `shouldRetry` returns a Promise: then a Promise of the decision, which rejects at once (a `Stopped`) when
- * the caller aborts meanwhile. A callback that throws or rejects ends the call (a `Stopped`, `'callback-error'`).
- * The decision is recorded on the call (its result, and the previous delay that decorrelated jitter grows from), and
- * a stop ends the call for every feature, whether the runner or a client that schedules its own waits decides it.
- */
-export function decide(call: Call, outcome: Outcome, signal?: AbortSignal): Decision | Promise<Decision> {
-  let made: Decision | Promise<Decision>;
-  try {
-    made = judge(call, outcome, signal);
-  } catch (error) {
-    throw ended(call, error);
-  }
-  if (!isThenable(made)) return recorded(call, outcome, made);
-  return made.then(
-    (decision) => recorded(call, outcome, decision),
-    (error: unknown) => {
-      throw ended(call, error);
-    },
-  );
-}
-
-/** Records a decision on the call; a stop ends it, with the status or error kind it stopped on. */
-function recorded(call: Call, outcome: Outcome, decision: Decision): Decision {
-  call.last = decision;
-  if (decision.retry) call.previousDelay = decision.delay;
-  else call.end(decision.reason, outcome.type === 'response' ? outcome.status : outcome.kind);
-  return decision;
-}
-
-/** Ends the call that `error` stopped (a `Stopped`), as an interruption does; returns the error. */
-function ended(call: Call, error: unknown): unknown {
-  if (error instanceof Stopped) {
-    call.last = stop(error.reason, call.asked);
-    call.end(error.reason);
-  }
-  return error;
-}
-
-/** `decide` without the record: the features told, the verdict, the callbacks, the limits. */
-function judge(call: Call, outcome: Outcome, signal: AbortSignal | undefined): Decision | Promise<Decision> {
-  const { options } = call.policy;
-  call.attempts++;
-  const now = options.now();
-  const asked = askedDelay(outcome, now);
-  call.asked = asked;
-  if (asked !== undefined) {
-    call.told++;
-    call.firstAsked ??= now;
-  }
-  // The caller's abort says nothing about the server: no feature learns from it, not even shouldRetry is asked.
-  if (outcome.type === 'error' && outcome.kind === 'abort') return stop('aborted', undefined);
-  let refused = false;
-  const pending: PromiseLike<boolean | undefined>[] = [];
-  for (const feature of call.features ?? []) {
-    const answer = feature.attempted?.(outcome, asked);
-    if (isThenable(answer)) pending.push(answer);
-    else if (answer) refused = true;
-  }
-  // A feature whose store answers later (a shared one): the verdict waits for every feature's word.
-  if (pending.length > 0) {
-    return awaited(Promise.all(pending), signal).then((answers) =>
-      verdicts(call, outcome, asked, refused || answers.some(Boolean), signal, options.now()),
-    );
-  }
-  return verdicts(call, outcome, asked, refused, signal, now);
-}
-
-/** The verdict on an attempt the features have observed, `shouldRetry`'s word on it, and the limits. */
-function verdicts(
-  call: Call,
-  outcome: Outcome,
-  asked: number | undefined,
-  refused: boolean,
-  signal: AbortSignal | undefined,
-  now: number,
-): Decision | Promise<Decision> {
-  const { options, budget } = call.policy;
-  const judged = verdict(outcome, asked, call, options);
-  // What may have reached the server fixes the key every later send of a non-idempotent request must carry.
-  if (!call.idempotent && judged.reason !== 'not-sent') call.reached ??= call.sentKey;
-  // A retry the client forced with a request of its own: the gate judges the request that goes next.
-  if (outcome.replacement !== undefined) call.replace(outcome.replacement);
-  const status = outcome.type === 'response' ? outcome.status : undefined;
-  if (earnsCredit(judged, status)) budget?.recordSuccess();
-  const { shouldRetry } = options;
-  // Asked about failures only, as every peer asks its callback: a success is no question, nor a retry the client's
-  // own hook asked for.
-  if (shouldRetry === undefined || judged.reason === 'success' || outcome.forced) {
-    return limits(call, outcome, judged, refused, now);
-  }
-  const question = context(call, outcome, judged);
-  const answer = callback('shouldRetry', () => shouldRetry(question), causeOf(outcome));
-  if (!isThenable(answer)) return limits(call, outcome, overridden(judged, answer), refused, now);
-  // An async answer: the clock has moved on by the time the limits are read. One still pending at the deadline
-  // stops the call there, on this attempt's outcome, as the deadline stops a retry.
-  const limit = deadlineFor(call, 'shouldRetry', signal, undefined);
-  return callbackAnswer(call, 'shouldRetry', answer, signal, undefined, limit).then(
-    (value) => limits(call, outcome, overridden(judged, value), refused, options.now()),
-    (error: unknown) => {
-      if (limit?.expired) return stop('deadline', call.asked);
-      throw error;
-    },
-  );
-}
-
-/** The decider's limits on a verdict at `now`, with the user's own `delay` asked for a retry they allow. */
-function limits(call: Call, outcome: Outcome, judged: Verdict, refused: boolean, now: number): Decision {
-  const { options, budget } = call.policy;
-  const status = outcome.type === 'response' ? outcome.status : undefined;
-  const left = call.left(now);
-  const planned = plan(judged, call.asked, status === 429, call, left, now, options);
-  if (!planned.retry) return planned;
-  let delay = planned.computed;
-  const own = options.delay;
-  // A retry the client's own hook forced waits what that hook asked, and the client waits it.
-  if (outcome.forced) delay = 0;
-  else if (outcome.type === 'error' && outcome.wait !== undefined) delay = outcome.wait;
-  else if (own !== undefined) {
-    const { retryNumber: retry, serverDelay, computed } = planned;
-    const asked: DelayContext = { ...context(call, outcome, judged), retry, serverDelay, computed };
-    delay = callback('delay', () => ownDelay(own(asked), planned.least), causeOf(outcome));
-  }
-  const decision = settle(planned, delay, refused, budget);
-  if (decision.retry && planned.closes !== undefined) {
-    // A wait the server asked for: counted apart from `retries`, and the next one starts after its window.
-    call.serverAsked++;
-    call.windowCloses = planned.closes;
-  }
-  return decision;
-}
-
-/** Waits one gate's hold: `onHold` told, every feature told, the hold's slot given back when it is cut short. */
-async function hold(
-  call: Call,
-  gate: FeatureCall,
-  held: Held,
-  signal: AbortSignal | undefined,
-): Promise<void> {
-  const { options } = call.policy;
-  const { delay, reason, key } = held;
-  try {
-    const { onHold } = options;
-    if (onHold !== undefined) {
-      const event = { delay, reason, key, method: call.method, url: call.url, attempt: call.attempts + 1 };
-      const cause = call.previous?.error;
-      await callbackAnswer(
-        call,
-        'onHold',
-        callback('onHold', () => onHold(event), cause),
-        signal,
-        cause,
-      );
-    }
-    tell(call, { type: 'hold', delay, reason, key });
-    const started = options.now();
-    await sleep(delay, signal, options.timers).catch((reason: unknown) => {
-      call.held += Math.min(delay, Math.max(0, options.now() - started));
-      throw stoppedBy(reason);
-    });
-    call.held += delay;
-  } catch (error) {
-    // Cut short: the hold's slot goes back to whoever comes next.
-    gate.release?.(held);
-    throw error;
-  }
-}
-
-/**
- * Runs every gate before a send (a circuit that opened meanwhile, a pacer's hold) and waits each hold. A gate's
- * refusal (a circuit that opened, a hold past the deadline) is thrown as a `Stopped`.
- */
-async function gates(call: Call, signal: AbortSignal | undefined): Promise<void> {
-  const features = call.features;
-  if (features === undefined) return;
-  for (let i = 0; i < features.length; i++) {
-    const gate = features[i] as FeatureCall;
-    const answer = asked(gate, call, signal);
-    const held = isThenable(answer) ? await answer : answer;
-    if (held === undefined) continue;
-    const from = call.policy.options.now();
-    await hold(call, gate, held, signal);
-    // A hold over is confirmed; one that holds again (a pause, a queue stretched) is confirmed in its turn. Each
-    // hold is at least 1 ms and none passes the deadline or maxRetryAfter (the gate refuses it). Without a
-    // deadline, holds renewed again and again still end, as the waits a server keeps asking for do.
-    const until =
-      call.policy.options.deadline === undefined
-        ? from + serverWaitBound(call.policy.options.maxRetryAfter)
-        : undefined;
-    for (let over = gate.confirm !== undefined; over; ) {
-      const within = until === undefined ? call.left() : Math.max(0, until - call.policy.options.now());
-      const confirmed = asked(gate, call, signal, within);
-      const again = isThenable(confirmed) ? await confirmed : confirmed;
-      over = again !== undefined;
-      if (again !== undefined) await hold(call, gate, again, signal);
-    }
-    // The gates before this one look again: a circuit may have opened during the hold.
-    for (let j = 0; j < i; j++) {
-      const earlier = features[j] as FeatureCall;
-      const answer = asked(earlier, call, signal);
-      const again = isThenable(answer) ? await answer : answer;
-      if (again !== undefined) await hold(call, earlier, again, signal);
-    }
-  }
-}
-
-/**
- * A gate's answer, or its confirmation of a hold that is over (`confirmWithin`: how long it may hold again). One that answers later (a shared store) is awaited under the caller's signal: an abort ends
- * the call at once, and a hold reserved after it is given back when it comes.
- */
-function asked(
-  gate: FeatureCall,
-  call: Call,
-  signal: AbortSignal | undefined,
-  confirmWithin?: number,
-): Held | undefined | Promise<Held | undefined> {
-  const answer = confirmWithin === undefined ? gate.gate?.(call.left()) : gate.confirm?.(confirmWithin);
-  if (!isThenable(answer)) return answer;
-  if (signal === undefined) return Promise.resolve(answer);
-  return awaited(answer, signal).catch((error: unknown) => {
-    if (signal.aborted) {
-      answer.then(
-        (late) => late !== undefined && gate.release?.(late),
-        () => {},
-      );
-    }
-    throw error;
-  });
-}
-
-/** What a retry's wait needs of the attempt that failed, kept apart so that the attempt itself can be let go. */
-interface Failed {
-  readonly status: number | undefined;
-  /** Let go once `onRetry` heard of it, unless the wait is for the network (its deadline ends the call with it). */
-  error: unknown;
-  /** It failed on the network while the device was offline: the wait lasts until it is back online. */
-  readonly offline: boolean;
-}
-
-/** What a retry's wait needs of `outcome`. */
-export function failed(call: Call, outcome: Outcome): Failed {
-  const { network } = call.policy.options;
-  const answered = outcome.type === 'response';
-  return {
-    status: answered ? outcome.status : undefined,
-    error: answered ? undefined : outcome.error,
-    offline:
-      network !== undefined &&
-      !answered &&
-      (outcome.kind === 'network' || outcome.kind === 'not-sent') &&
-      !network.isOnline(),
-  };
-}
-
-/**
- * The wait before a retry: `onRetry` told (and awaited when it returns a Promise), then the decision's delay, then,
- * after a network failure while the device is offline, the wait for the network (bounded by the deadline only).
- */
-export async function wait(
-  call: Call,
-  decision: RetryDecision,
-  failure: Failed,
-  signal: AbortSignal | undefined,
-): Promise<void> {
-  const { options } = call.policy;
-  // A call whose signal ended it meanwhile (the caller, or a client that ended the call on its own) retries
-  // nothing: no retry is announced.
-  if (signal?.aborted) throw stoppedBy(abortReason(signal));
-  const { onRetry } = options;
-  if (onRetry !== undefined) {
-    const event: RetryEvent = {
-      retry: decision.retryNumber,
-      retries: options.retries,
-      delay: decision.delay,
-      serverDelay: decision.serverDelay,
-      reason: decision.reason,
-      method: call.method,
-      url: call.url,
-      status: failure.status,
-      error: failure.error,
-      waitingForNetwork: failure.offline,
-    };
-    const answer = callback('onRetry', () => onRetry(event), failure.error);
-    await callbackAnswer(call, 'onRetry', answer, signal, failure.error);
-  }
-  // A request parked in its wait holds no more than the wait needs: not the attempt's error, and not this
-  // function's frame (the pause is returned, not awaited).
-  if (!failure.offline) failure.error = undefined;
-  tell(call, { type: 'wait', delay: decision.delay, retry: decision.retryNumber, reason: decision.reason });
-  if (decision.delay <= 0) return failure.offline ? offline(call, failure, signal) : undefined;
-  const { timers, now } = options;
-  // Timed only when an abort can cut the wait short (then only the part that passed counts).
-  const started = signal ? now() : 0;
-  return sleep(decision.delay, signal, timers).then(
-    () => {
-      call.totalDelay += decision.delay;
-      return failure.offline ? offline(call, failure, signal) : undefined;
-    },
-    (reason: unknown) => {
-      call.totalDelay += Math.min(decision.delay, Math.max(0, now() - started));
-      throw stoppedBy(reason);
-    },
-  );
-}
-
-/**
- * After a network failure while the device was offline, the wait for the network. Offline time is not capped by
- * maxDelay and spends no attempt; the deadline ends it with the attempt's error.
- */
-async function offline(call: Call, failure: Failed, signal: AbortSignal | undefined): Promise<void> {
-  const { options } = call.policy;
-  const { network } = options;
-  if (network === undefined) return;
-  const from = options.now();
-  const left = options.deadline === undefined ? undefined : Math.max(0, call.left());
-  let ended: 'online' | 'deadline';
-  try {
-    ended = await waitForNetwork(network, signal, options.timers, left);
-  } catch (reason) {
-    throw stoppedBy(reason);
-  } finally {
-    call.totalDelay += Math.max(0, options.now() - from);
-  }
-  if (ended === 'deadline') throw new Stopped('deadline', failure.error);
-}
-
-/** A settled result, never a rejection. */
-function settled<T>(sending: () => Promise<T>): Promise<Settled<T>> {
-  let sent: Promise<T>;
-  try {
-    sent = sending();
-  } catch (error) {
-    sent = Promise.reject(error);
-  }
-  return sent.then(
-    (value) => ({ ok: true, value }),
-    (error: unknown) => ({ ok: false, error }),
-  );
-}
-
-/** Results whose attempt was cut by `attemptTimeout`: each is a `'timeout'` failure, whatever the client says. */
-const timedOut = new WeakSet<Settled<unknown>>();
-
-/** A copy's outcome in the core's terms. */
-function outcomeOf<T>(client: Client<T>, result: Settled<T>): Outcome {
-  return timedOut.has(result)
-    ? { type: 'error', kind: 'timeout', error: (result as { error: unknown }).error }
-    : client.outcome(result);
-}
-
-/** One send's headers as `beforeAttempt` and a trace change them: through the client's attempt, that send's alone. */
-function editable(attempt: Attempt): AttemptHeaders {
-  const change = (name: string, value: string | null) => {
-    if (typeof name !== 'string' || !TOKEN.test(name)) {
-      throw new TypeError(`Expected a header name, got ${describeValue(name)}.`);
-    }
-    if (value !== null && (typeof value !== 'string' || /[\r\n\0]/.test(value))) {
-      throw new TypeError(
-        `Expected \`${name}\` to be set to a string without line breaks, got ${describeValue(value)}.`,
-      );
-    }
-    if (attempt.header === undefined)
-      throw new TypeError('This client cannot change the headers of an attempt.');
-    attempt.header(name, value);
-  };
-  return {
-    // Read afresh every time: a set or a delete shows at once.
-    get: (name) => headerGetter(attempt.headers)(name) ?? null,
-    set: (name, value) => change(name, value),
-    delete: (name) => change(name, null),
-  };
-}
-
-/**
- * Copy `copy` of the attempt about to go, shaped by `beforeAttempt` (awaited under the copy's signal; its time
- * counts against the deadline, and its `signal` aborts at the deadline). Throws a `Stopped` when the call must
- * end: the hook failed, or the deadline passed while it ran.
- */
-async function shaped(call: Call, attempt: Attempt, copy: number, signal: AbortSignal | undefined) {
-  const { beforeAttempt } = call.policy.options;
-  if (beforeAttempt === undefined) return;
-  const cause = call.previous?.error;
-  const limit = deadlineFor(call, 'beforeAttempt', signal, cause);
-  const hookSignal = limit?.signal ?? signal;
-  const context: AttemptContext = {
-    attempt: call.attempts + 1,
-    retry: call.attempts,
-    copy,
-    method: call.method,
-    url: call.url,
-    previous: call.previous,
-    headers: editable(attempt),
-    // One that never aborts when the caller gave none and there is no deadline.
-    signal: hookSignal ?? new AbortController().signal,
-  };
-  let answer: unknown;
-  try {
-    answer = callback('beforeAttempt', () => beforeAttempt(context), cause);
-  } catch (error) {
-    limit?.release();
-    throw error;
-  }
-  await callbackAnswer(call, 'beforeAttempt', answer, signal, cause, limit);
-  if (call.left() <= 0) throw lateStop('beforeAttempt', cause);
-}
-
-/**
- * Sends one copy, its headers final: cut at `attemptTimeout` (never past the deadline), watched by the features
- * that watch sends (a trace adds its context to the headers and runs the send inside its span). `signal` is the
- * copy's own (a hedge's); without one the client's request keeps the signal it has.
- */
-function transmit<T>(
-  call: Call,
-  client: Client<T>,
-  attempt: Attempt,
-  copy: number,
-  signal: AbortSignal | undefined,
-): Promise<Settled<T>> {
-  let watches: SendWatch[] | undefined;
-  for (const feature of call.features ?? []) {
-    const watch = feature.sending?.(
-      { attempt: call.attempts + 1, copy, headers: editable(attempt), transport: client.transport },
-      call,
-    );
-    if (watch === undefined) continue;
-    watches ??= [];
-    watches.push(watch);
-  }
-  // Nothing watches or cuts this send: it goes as the client sends it.
-  if (watches === undefined && call.policy.options.attemptTimeout === undefined) {
-    return settled(() => client.send(attempt, signal));
-  }
-  return watched(call, client, attempt, signal, watches);
-}
-
-/** A send cut at `attemptTimeout` or watched by features (see `transmit`). */
-async function watched<T>(
-  call: Call,
-  client: Client<T>,
-  attempt: Attempt,
-  signal: AbortSignal | undefined,
-  watches: SendWatch[] | undefined,
-): Promise<Settled<T>> {
-  const { attemptTimeout, timers } = call.policy.options;
-  let timer: unknown;
-  let cut: DOMException | undefined;
-  let own = signal;
-  let release = () => {};
-  // The cut joins the copy's signal, or the caller's that the client's request hears.
-  const base = signal ?? client.signal();
-  if (attemptTimeout !== undefined) {
-    const controller = new AbortController();
-    const limit = Math.max(0, Math.min(attemptTimeout, call.left()));
-    timer = timers.setTimeout(() => {
-      cut = new DOMException(
-        `The attempt was not answered within attemptTimeout (${attemptTimeout} ms).`,
-        'TimeoutError',
-      );
-      controller.abort(cut);
-    }, limit);
-    ({ signal: own, release } = base
-      ? anySignal([base, controller.signal])
-      : { signal: controller.signal, release });
-  }
-  let go = () => settled(() => client.send(attempt, own));
-  for (const watch of watches ?? []) {
-    const inner = go;
-    go = () => watch.run(inner);
-  }
-  const result = await go();
-  if (timer !== undefined) timers.clearTimeout(timer);
-  release();
-  // Cut by its own timeout, not by the caller: a timeout failure.
-  if (cut !== undefined && !result.ok && !base?.aborted) timedOut.add(result);
-  if (watches !== undefined) {
-    const outcome = outcomeOf(client, result);
-    for (const watch of watches) watch.done(outcome);
-  }
-  return result;
-}
-
-/**
- * Why a hedge's copy was not sent: its `beforeAttempt` took away the attempt's Idempotency-Key (or changed it), or
- * the budget emptied meanwhile.
- */
-class CopyNotSentError extends Error {
-  override name = 'CopyNotSentError';
-}
-
-/** A copy that was not sent, as its result. */
-const unsent = (why: string): Settled<never> => ({ ok: false, error: new CopyNotSentError(why) });
-
-/**
- * One attempt, hedged when the policy hedges and the request may be sent twice; else one copy. Its first copy was
- * shaped already (`attempt`); each hedge's copy is shaped apart, and goes only with the first one's key.
- */
-function send<T>(
-  call: Call,
-  client: Client<T>,
-  attempt: Attempt,
-  signal: AbortSignal | undefined,
-): Promise<Settled<T>> {
-  const { strategy } = call.policy;
-  call.hedgeWon = false;
-  if (strategy === undefined || !call.replayable || (!call.idempotent && !call.keyed)) {
-    // The client's request already hears the caller: a signal of ours goes only with an attemptTimeout.
-    return transmit(call, client, attempt, 1, undefined);
-  }
-  return hedged(call, client, attempt, signal, strategy);
-}
-
-/**
- * One attempt raced by the policy's strategy: its copies, each shaped apart and priced as a retry. A copy is paid
- * for and counted once it is shaped and goes: one its hook made unsendable costs nothing.
- */
-async function hedged<T>(
-  call: Call,
-  client: Client<T>,
-  attempt: Attempt,
-  signal: AbortSignal | undefined,
-  strategy: Strategy,
-): Promise<Settled<T>> {
-  const { options, budget } = call.policy;
-  const key = call.sentKey;
-  // Each copy the runner allowed: the delay it comes after, and onHedge's answer (awaited before it is shaped).
-  const allowed = new Map<number, { readonly delay: number; readonly told: unknown }>();
-  const copies: Copies<T> = {
-    send: async (copy, own) => {
-      if (copy === 1) return transmit(call, client, attempt, 1, own);
-      const { delay, told } = allowed.get(copy) as { delay: number; told: unknown };
-      const mine = attempt.copy?.() ?? attempt;
-      try {
-        await callbackAnswer(call, 'onHedge', told, own, undefined);
-        await shaped(call, mine, copy, own);
-      } catch (error) {
-        if (error instanceof Stopped) return { ok: false, interrupted: error };
-        throw error;
-      }
-      if (!call.idempotent && call.keyOn(mine.headers) !== key) {
-        return unsent("beforeAttempt took this copy's Idempotency-Key away: not sent.");
-      }
-      if (budget !== undefined && !budget.tryAcquire('hedge')) {
-        return unsent('The retry budget emptied while this copy was shaped: not sent.');
-      }
-      call.hedges++;
-      tell(call, { type: 'hedge', copy, delay });
-      return transmit(call, client, mine, copy, own);
-    },
-    outcome: (result) =>
-      !result.ok && result.error instanceof CopyNotSentError
-        ? { type: 'error', kind: 'not-sent', error: result.error, redirected: false }
-        : outcomeOf(client, result),
-    signal,
-    discard: (result) => client.discard?.(result),
-    retryable: (outcome) =>
-      !(outcome.type === 'error' && outcome.kind === 'abort') &&
-      verdict(outcome, askedDelay(outcome, options.now()), call, options).retryable,
-    mayCopy: (copy, delay) => {
-      if (call.left() <= 0) return false;
-      if (call.features?.some((feature) => feature.admitsCopy?.() === false)) return false;
-      // A hedge is priced as a retry: one the budget cannot pay is refused (and counted so) before onHedge hears
-      // of it; one it can pay is paid when it goes.
-      if (budget !== undefined && budget.available < 1) {
-        budget.tryAcquire('hedge');
-        return false;
-      }
-      const { onHedge } = options;
-      const event = { copy, delay, method: call.method, url: call.url, attempt: call.attempts + 1 };
-      const told = onHedge === undefined ? undefined : callback('onHedge', () => onHedge(event));
-      allowed.set(copy, { delay, told });
-      return true;
-    },
-    won: (copy) => {
-      call.hedgeWon = copy > 1;
-    },
-  };
-  const raced = await strategy.send(copies, call);
-  if ('interrupted' in raced) {
-    // A callback ended the call during the race: the copy already out was sent, so it is an attempt.
-    call.attempts++;
-    throw raced.interrupted;
-  }
-  return raced;
-}
+import { type Decision, stop } from '../decide/rules.js';
+import { type Begun, begin, type Later } from './begin.js';
+import type { Call, Policy, RequestDescription } from './call.js';
+import { stoppedBy, storeAnswer } from './callbacks.js';
+import { decide } from './decide.js';
+import { gates } from './gates.js';
+import { type Client, type Settled, type Stamp, Stopped } from './roles.js';
+import { outcomeOf, send, settled, shaped } from './send.js';
+import { abortReason, isThenable } from './sleep.js';
+import { type Retry, retryAfter, wait } from './wait.js';
 
 /** The error the caller gets for a call that stopped on `stopped`, and the features told. */
 function interrupted<T>(call: Call, client: Client<T>, stopped: Stopped): T {
@@ -759,12 +31,10 @@ function keyLost(call: Call): TypeError {
 }
 
 /** How one attempt ended for the loop: the caller's answer, or a retry to wait for. */
-type Step<T> =
-  | { readonly done: true; readonly settled: Settled<T> }
-  | { readonly done: false; readonly retry: RetryDecision; readonly failure: Failed };
+type Step<T> = { readonly settled: Settled<T> } | Retry;
 
 /**
- * One attempt: sent (hedged when it may be), answered, decided; its result let go unless the caller gets it.
+ * One attempt: gated, sent (hedged when it may be), answered, decided; its result let go unless the caller gets it.
  * `headers` are set on it first (a continuation's `Range`...; `null` restores the request's own).
  */
 async function attempt<T>(
@@ -773,6 +43,8 @@ async function attempt<T>(
   signal: AbortSignal | undefined,
   headers?: Readonly<Record<string, string | null>>,
 ): Promise<Step<T>> {
+  // Most calls have no gate: no Promise to wait for.
+  if (call.features !== undefined && call.features.length > 0) await gates(call, signal);
   const next = client.next();
   const sending = isThenable(next) ? await next : next;
   if (headers !== undefined) for (const name in headers) sending.header?.(name, headers[name] ?? null);
@@ -791,7 +63,7 @@ async function attempt<T>(
   if (unsent && !result.ok) {
     call.last = stop('aborted', undefined);
     call.end('aborted');
-    return { done: true, settled: result };
+    return { settled: result };
   }
   const raw = outcomeOf(client, result);
   const outcome = client.answer ? await client.answer(result, raw) : raw;
@@ -803,13 +75,13 @@ async function attempt<T>(
     client.discard?.(result);
     throw error;
   }
-  if (!decision.retry) return { done: true, settled: result };
+  if (!decision.retry) return { settled: result };
   client.discard?.(result);
-  const failure = failed(call, outcome);
+  const retry = retryAfter(call, decision, outcome);
   if (call.policy.options.beforeAttempt !== undefined) {
-    call.previous = { status: failure.status, error: failure.error };
+    call.previous = { status: retry.status, error: retry.error };
   }
-  return { done: false, retry: decision, failure };
+  return retry;
 }
 
 /**
@@ -821,10 +93,10 @@ async function delivered<T>(call: Call, client: Client<T>, settled: Settled<T>):
     const { resumeBody } = await import('./continue.js');
     const resumed = await resumeBody(call, client, settled.value, {
       decide: (outcome, signal) => decide(call, outcome, signal),
-      wait: (decision, outcome, signal) => wait(call, decision, failed(call, outcome), signal),
+      wait: (decision, outcome, signal) => wait(call, retryAfter(call, decision, outcome), signal),
       attempts: (signal, headers) => attempts(call, client, signal, headers),
     });
-    if (resumed !== undefined) return client.finish({ ok: true, value: resumed }, call.liveResult());
+    if (resumed !== undefined) return resumed;
   }
   return client.finish(settled, call.result());
 }
@@ -837,134 +109,73 @@ export async function attempts<T>(
   headers?: Readonly<Record<string, string | null>>,
 ): Promise<Settled<T>> {
   for (;;) {
-    // Most calls have no gate: no Promise to wait for.
-    if (call.features !== undefined && call.features.length > 0) await gates(call, signal);
     const step = await attempt(call, client, signal, headers);
-    if (step.done) return step.settled;
-    await wait(call, step.retry, step.failure, signal);
+    if ('settled' in step) return step.settled;
+    await wait(call, step, signal);
   }
-}
-
-/** A started call, and why a feature refused it (then nothing may be sent, and every feature heard it ended). */
-interface Begun {
-  readonly call: Call;
-  readonly refusal: Stopped | undefined;
-}
-
-/**
- * Starts the call of one logical request: a generated key stamped on the request (`stamp` puts it there and returns
- * the headers as they will be sent), every feature told. At once, unless a feature's start answers later (a shared
- * store): then a Promise of it.
- */
-function begin(policy: Policy, request: RequestDescription, stamp: Stamp | undefined): Begun | Later {
-  const call = new Call(policy, request);
-  if (call.key !== undefined && stamp !== undefined) {
-    call.sent(stamp(policy.options.idempotencyKeyHeader, call.key));
-  }
-  const parts: (FeatureCall | undefined | PromiseLike<FeatureCall | undefined>)[] = [];
-  let refusal: Stopped | undefined;
-  let async = false;
-  for (const feature of policy.features) {
-    try {
-      const part = feature.start(call);
-      async ||= isThenable(part);
-      parts.push(part);
-    } catch (error) {
-      refusal ??= refused(error);
-    }
-  }
-  if (!async) return started(call, parts as (FeatureCall | undefined)[], refusal);
-  const later = Promise.allSettled(parts).then((settled) => {
-    const features: (FeatureCall | undefined)[] = [];
-    for (const part of settled) {
-      if (part.status === 'fulfilled') features.push(part.value);
-      else refusal ??= refused(part.reason);
-    }
-    return started(call, features, refusal);
-  });
-  return Object.assign(later, { call });
-}
-
-/** A call whose features start later (a shared store): the call itself is there at once, to end it on an abort. */
-type Later = Promise<Begun> & { readonly call: Call };
-
-/** Why a feature refused a call: an open circuit's `Stopped`, or a callback of the feature's that failed (a key). */
-const refused = (error: unknown): Stopped =>
-  error instanceof Stopped ? error : new Stopped('callback-error', error);
-
-/** The call with its features' parts; a refused one ended at once for every feature. */
-function started(
-  call: Call,
-  parts: readonly (FeatureCall | undefined)[],
-  refusal: Stopped | undefined,
-): Begun {
-  call.features = parts.filter((part): part is FeatureCall => part !== undefined);
-  if (refusal !== undefined) {
-    call.last = stop(refusal.reason, undefined);
-    call.end(refusal.reason);
-  }
-  return { call, refusal };
-}
-
-/**
- * Starts a call for a client that schedules its own attempts and waits (a simulator in virtual time): decide each
- * attempt with `decide`, wait each retry's delay yourself. Throws the refusal's error when a feature refused the
- * call (an open circuit), and a TypeError when a feature's store answers later (use `runCall` then).
- */
-export function startCall(policy: Policy, request: RequestDescription = {}, stamp?: Stamp): Call {
-  const begun = begin(policy, request, stamp);
-  if (isThenable(begun)) {
-    begun.then(undefined, () => {});
-    throw new TypeError(
-      'A feature of this policy starts a call asynchronously (a shared store): use runCall.',
-    );
-  }
-  if (begun.refusal !== undefined) throw begun.refusal.error;
-  return begun.call;
 }
 
 /**
  * Runs one logical request: starts its call (an open circuit refuses it here, nothing sent), then sends, decides
  * and waits until the call stops. Resolves or rejects with what `client.finish` makes of the end.
  */
-export async function runCall<T>(
+export function runCall<T>(
   policy: Policy,
   request: RequestDescription,
   client: Client<T>,
   stamp?: Stamp,
 ): Promise<T> {
-  const begun = begin(policy, request, stamp);
-  const signal = client.signal();
+  let begun: Begun | Later;
+  let signal: AbortSignal | undefined;
+  try {
+    begun = begin(policy, request, stamp);
+    signal = client.signal();
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  return isThenable(begun) ? startedLater(begun, client, signal) : run(begun, client, signal);
+}
+
+/** A call whose features start later (a shared store), waited for under the caller's signal and the deadline. */
+async function startedLater<T>(begun: Later, client: Client<T>, signal: AbortSignal | undefined): Promise<T> {
   let started: Begun;
-  if (isThenable(begun)) {
-    try {
-      started = await untilAborted(begun, signal);
-    } catch (error) {
-      if (!signal?.aborted) throw error;
-      // Aborted while a feature's store answered: the call ends now, and its features hear it when they start.
-      const reason = stoppedBy(abortReason(signal));
-      begun.then(
-        (late) => late.call.end(reason.reason),
-        () => {},
-      );
-      return interrupted(begun.call, client, reason);
-    }
-  } else started = begun;
-  const { call, refusal } = started;
-  if (refusal !== undefined) return interrupted(call, client, refusal);
+  try {
+    // Aborted, or past the deadline, while a feature's store answered: the call ends now, and its features hear
+    // it when they start.
+    started = await storeAnswer(begun.call, begun, signal, (late, stopped) => late.call.end(stopped.reason));
+  } catch (error) {
+    if (!(error instanceof Stopped)) throw error;
+    return interrupted(begun.call, client, error);
+  }
+  return run(started, client, signal);
+}
+
+/**
+ * A started call: refused, or aborted before it began, or sent, decided and waited until it stops (the loop of
+ * `attempts`, in this frame: a request parked in its wait holds this frame and the timer, nothing more).
+ */
+async function run<T>(
+  { call, refusal }: Begun,
+  client: Client<T>,
+  signal: AbortSignal | undefined,
+): Promise<T> {
   // Aborted before it began: nothing is sent, and the call ends here and now (a client that rejected the request
   // itself, as axios does, counts it so before its caller hears of it).
-  if (signal?.aborted) return interrupted(call, client, stoppedBy(abortReason(signal)));
-  // Returned, not awaited: a request parked in its wait holds the loop's frame and the timer, not this one's too.
-  return attempts(call, client, signal)
-    .then((settled) => delivered(call, client, settled))
-    .catch((error: unknown) => {
-      if (error instanceof Stopped) return interrupted(call, client, error);
-      // The client failed on its own (not through a callback's Stopped): every feature still hears the end, once.
-      if (call.features !== undefined) {
-        call.last ??= stop('callback-error', call.asked);
-        call.end('callback-error');
-      }
-      throw error;
-    });
+  const stopped = refusal ?? (signal?.aborted ? stoppedBy(abortReason(signal)) : undefined);
+  if (stopped !== undefined) return interrupted(call, client, stopped);
+  try {
+    for (;;) {
+      const step = await attempt(call, client, signal);
+      if ('settled' in step) return await delivered(call, client, step.settled);
+      await wait(call, step, signal);
+    }
+  } catch (error) {
+    if (error instanceof Stopped) return interrupted(call, client, error);
+    // The client failed on its own (not through a callback's Stopped): every feature still hears the end, once.
+    if (call.features !== undefined) {
+      call.last ??= stop('callback-error', call.asked);
+      call.end('callback-error');
+    }
+    throw error;
+  }
 }

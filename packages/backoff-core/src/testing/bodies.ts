@@ -26,11 +26,11 @@ function pieces(parts: readonly Uint8Array[], cut: boolean): ReadableStream<Uint
 /** Offsets or counts, ascending, each a whole number: `name` in errors. */
 function cuts(value: unknown, name: string): number[] {
   const list = Array.isArray(value) ? value : [value];
-  if (list.length === 0) fail(name, 'a number or a list of numbers');
+  if (list.length === 0) fail(name, value, 'a number or a list of numbers');
   const check = range(Number.MAX_SAFE_INTEGER, 1, 'an integer');
   const valid = list.map((item, i) => check(item, Array.isArray(value) ? `${name}[${i}]` : name) as number);
   if (valid.some((n, i) => i > 0 && n <= (valid[i - 1] as number)))
-    fail(name, `ascending, got [${valid.join(', ')}]`, RangeError);
+    fail(name, value, `ascending, got [${valid.join(', ')}]`, RangeError);
   return valid;
 }
 
@@ -69,19 +69,25 @@ export function cutBody(url: Path, options: CutBodyOptions): KitHandler & { read
       body: (value, name) =>
         typeof value === 'string' || value instanceof Uint8Array
           ? value
-          : fail(name, `a string or a Uint8Array, got ${describeValue(value)}`),
+          : fail(name, value, `a string or a Uint8Array, got ${describeValue(value)}`),
     },
     'cutBody',
     'the cutBody options ({ at }) to be an object',
     'cutBody.',
   ) as { at?: number[]; body?: string | Uint8Array };
-  if (at === undefined) fail('cutBody.at', 'given: where the body breaks, in bytes ({ at: 1000 })');
+  if (at === undefined)
+    fail('cutBody.at', undefined, 'given: where the body breaks, in bytes ({ at: 1000 })');
   const whole =
     typeof body === 'string'
       ? new TextEncoder().encode(body)
       : (body ?? text(Math.max(4096, 2 * Math.max(...at))));
   if (Math.max(...at) >= whole.length)
-    fail('cutBody.at', `below the body's length (${whole.length} bytes), got ${Math.max(...at)}`, RangeError);
+    fail(
+      'cutBody.at',
+      at,
+      `below the body's length (${whole.length} bytes), got ${Math.max(...at)}`,
+      RangeError,
+    );
   const pending = [...at];
   const etag = '"kit-body-1"';
   const handler = kitHandler('cutBody', url, (request) => {
@@ -145,12 +151,13 @@ function serialize(event: ServerEvent & { id: string }): string {
 
 function checkEvents(value: unknown, name: string): (ServerEvent & { id: string })[] {
   if (!Array.isArray(value))
-    fail(name, `a list of events (strings or { data, id, event }), got ${describeValue(value)}`);
+    fail(name, value, `a list of events (strings or { data, id, event }), got ${describeValue(value)}`);
   return value.map((event: unknown, i) => {
     if (typeof event === 'string') return { data: event, id: String(i + 1) };
     if (typeof (event as ServerEvent | null)?.data !== 'string')
       fail(
         `${name}[${i}]`,
+        event,
         `a string or { data, id, event } with a string \`data\`, got ${describeValue(event)}`,
       );
     return { ...(event as ServerEvent), id: (event as ServerEvent).id ?? String(i + 1) };
@@ -170,7 +177,8 @@ export function eventStream(url: Path, options: EventStreamOptions): KitHandler 
     'eventStream.',
   ) as { events?: (ServerEvent & { id: string })[]; cutAfter?: number[]; retry?: number };
   const { events, retry } = valid;
-  if (events === undefined) fail('eventStream.events', "given: the events to send (['a', 'b', 'c'])");
+  if (events === undefined)
+    fail('eventStream.events', undefined, "given: the events to send (['a', 'b', 'c'])");
   const pending = [...(valid.cutAfter ?? [])];
   const encoder = new TextEncoder();
   return kitHandler('eventStream', url, (request) => {

@@ -46,14 +46,14 @@ const CHECKS = {
   resetRate: rate,
   statuses: (value: unknown, name: string) => {
     if (!Array.isArray(value) || value.length === 0)
-      fail(name, `a list of at least one status ([503]), got ${describeValue(value)}`);
+      fail(name, value, `a list of at least one status ([503]), got ${describeValue(value)}`);
     return value.map((status, i) => range(599, 400, 'an integer')(status, `${name}[${i}]`));
   },
   latency: (value: unknown, name: string) => {
     if (!Array.isArray(value)) return delay(value, name);
-    if (value.length !== 2) fail(name, `a number or [min, max], got a list of ${value.length}`);
+    if (value.length !== 2) fail(name, value, `a number or [min, max], got a list of ${value.length}`);
     const [min, max] = value.map((ms, i) => delay(ms, `${name}[${i}]`) as number) as [number, number];
-    if (min > max) fail(name, `[min, max] with min <= max, got [${min}, ${max}]`, RangeError);
+    if (min > max) fail(name, value, `[min, max] with min <= max, got [${min}, ${max}]`, RangeError);
     return [min, max];
   },
 };
@@ -72,7 +72,7 @@ export function chaos(options: ChaosOptions): KitHandler {
     'chaos.',
   ) as Partial<ChaosOptions> & { latency?: number | [number, number] };
   if (valid.seed === undefined)
-    fail('chaos.seed', 'given: a number that makes the faults repeatable ({ seed: 42 })');
+    fail('chaos.seed', undefined, 'given: a number that makes the faults repeatable ({ seed: 42 })');
   const { url = '*', failRate = 0, resetRate = 0, statuses = [500, 502, 503, 504], latency = 0 } = valid;
   const random = seededRandom(valid.seed);
   return kitHandler('chaos', url, async (request) => {

@@ -99,9 +99,10 @@ function checkStep(step: unknown, name: string): Step {
   if (step === 'network-error') return step;
   if (typeof step === 'number') return status(step, name) as Step;
   if (typeof step !== 'object' || step === null)
-    fail(name, `a status, 'network-error' or { status, headers, body }, got ${describeValue(step)}`);
+    fail(name, step, `a status, 'network-error' or { status, headers, body }, got ${describeValue(step)}`);
   checked(step, { status, headers: null, body: null }, 'step', `${name} to be an object`, `${name}.`);
-  if ((step as { status?: unknown }).status === undefined) fail(`${name}.status`, 'a status from 200 to 599');
+  if ((step as { status?: unknown }).status === undefined)
+    fail(`${name}.status`, undefined, 'a status from 200 to 599');
   return step as Step;
 }
 
@@ -111,7 +112,7 @@ function checkStep(step: unknown, name: string): Step {
  */
 export function flaky(url: Path, steps: readonly Step[]): KitHandler {
   if (!Array.isArray(steps) || steps.length === 0)
-    fail('flaky steps', `a list of at least one step ([503, 200]), got ${describeValue(steps)}`);
+    fail('flaky steps', steps, `a list of at least one step ([503, 200]), got ${describeValue(steps)}`);
   const script = steps.map((step, i) => checkStep(step, `flaky steps[${i}]`));
   return kitHandler('flaky', url, (_request, index) =>
     answer(script[Math.min(index, script.length - 1)] as Step),
@@ -155,6 +156,7 @@ export function rateLimited(url: Path, options: RateLimitedOptions): KitHandler 
   if (quota === undefined || window === undefined)
     fail(
       `rateLimited.${quota === undefined ? 'quota' : 'window'}`,
+      undefined,
       'given: the requests allowed per window and the window in ms (100 a minute: { quota: 100, window: 60_000 })',
     );
   let start = Number.NEGATIVE_INFINITY;
@@ -211,7 +213,7 @@ export function down(url: Path, options: DownOptions): KitHandler {
     'down.',
   ) as Partial<DownOptions>;
   if (forMs === undefined)
-    fail('down.forMs', 'given: how long the server is down, in ms (a minute: { forMs: 60_000 })');
+    fail('down.forMs', undefined, 'given: how long the server is down, in ms (a minute: { forMs: 60_000 })');
   let since: number | undefined;
   return kitHandler('down', url, () => {
     const now = kitClock().now();
@@ -261,7 +263,8 @@ export function slow(url: Path, options: SlowOptions): KitHandler {
     'the slow options ({ ms }) to be an object',
     'slow.',
   ) as Partial<SlowOptions>;
-  if (ms === undefined) fail('slow.ms', 'given: how long a slow answer takes, in ms ({ ms: 5000 })');
+  if (ms === undefined)
+    fail('slow.ms', undefined, 'given: how long a slow answer takes, in ms ({ ms: 5000 })');
   return kitHandler('slow', url, async (request, index) => {
     const late = (index + 1) % everyNth === 0;
     if (late && !(await waited(ms, request))) return HttpResponse.error();

@@ -1,6 +1,15 @@
 import { failing } from '../../decide/verdict.js';
 import { originOf } from '../../http/url.js';
-import { type Check, checked, fail, fn, MAX_TIMER_DELAY, range, withMethods } from '../../options/check.js';
+import {
+  briefly,
+  type Check,
+  checked,
+  fail,
+  fn,
+  MAX_TIMER_DELAY,
+  range,
+  withMethods,
+} from '../../options/check.js';
 import type { CircuitBreakerLike } from '../../options/options.js';
 import { describeValue, show } from '../../options/show.js';
 import {
@@ -22,6 +31,9 @@ import {
   stateAt,
 } from './rules.js';
 import { type CircuitStore, MemoryCircuitStore } from './store.js';
+
+// Bundlers replace it (see options/check.ts).
+declare const process: { readonly env: { readonly NODE_ENV?: string | undefined } };
 
 export type { CircuitState } from './rules.js';
 
@@ -147,7 +159,7 @@ const CHECKS: Readonly<Record<keyof CircuitBreakerOptions, Check | null>> = {
   failureRatio: orOff((value, name) =>
     typeof value === 'number' && value > 0 && value <= 1
       ? value
-      : fail(name, `a number above 0 and at most 1, or false, got ${show(value)}`, RangeError),
+      : fail(name, value, `a number above 0 and at most 1, or false, got ${show(value)}`, RangeError),
   ),
   minimumCalls: count(1e9),
   window: count(MAX_TIMER_DELAY, BUCKETS),
@@ -164,8 +176,10 @@ const CHECKS: Readonly<Record<keyof CircuitBreakerOptions, Check | null>> = {
 /** `now` as a time a breaker can use: a finite number of ms; anything else throws, naming `name`. */
 function time(now: unknown, name: string): number {
   if (typeof now === 'number' && Number.isFinite(now)) return now;
-  throw new TypeError(
-    `Expected \`${name}\` to be a time in ms (a finite number), got ${describeValue(now)}: pass the clock of the breaker's policies (Date.now() by default), or leave it out.`,
+  return fail(
+    name,
+    now,
+    `a time in ms (a finite number), got ${describeValue(now)}: pass the clock of the breaker's policies (Date.now() by default), or leave it out`,
   );
 }
 
@@ -208,7 +222,9 @@ export class CircuitBreaker<S extends CircuitStore = MemoryCircuitStore> impleme
     const { onStateChange, failureRatio, consecutiveFailures, breakDuration } = valid;
     if (failureRatio === false && consecutiveFailures === false) {
       throw new RangeError(
-        'Expected `circuitBreaker.failureRatio` or `circuitBreaker.consecutiveFailures` to be on: the breaker could never trip.',
+        process.env.NODE_ENV !== 'production'
+          ? 'Expected `circuitBreaker.failureRatio` or `circuitBreaker.consecutiveFailures` to be on: the breaker could never trip.'
+          : briefly('bad-option', 'circuitBreaker.consecutiveFailures', false),
       );
     }
     this.#rules = {
@@ -423,6 +439,7 @@ export class CircuitBreaker<S extends CircuitStore = MemoryCircuitStore> impleme
     const bad: (field: string, expected: string, value: unknown) => never = (field, expected, value) =>
       fail(
         `${name}${field}`,
+        value,
         `${expected}, got ${show(value, JSON.stringify)}: pass what \`toJSON()\` returned, unchanged`,
       );
     if (!object(snapshot)) bad('', 'a snapshot from `toJSON()`', snapshot);

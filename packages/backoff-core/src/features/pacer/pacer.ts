@@ -1,7 +1,8 @@
 import { parseRateQuota } from '../../decide/server-timing.js';
+import { serverWaitBound } from '../../decide/server-wait.js';
 import type { HeadersLike } from '../../http/headers.js';
 import { originOf } from '../../http/url.js';
-import { checked, fail, fn, range } from '../../options/check.js';
+import { briefly, checked, fail, fn, range } from '../../options/check.js';
 import type { PacerLike } from '../../options/options.js';
 import { describeValue } from '../../options/show.js';
 import type { Held, PacerHoldEvent } from '../../run/events.js';
@@ -9,6 +10,9 @@ import { type Feature, type FeatureOptions, Stopped } from '../../run/roles.js';
 import { isThenable } from '../../run/sleep.js';
 import type { Answer, Hold, Lane, PaceLimits, Refusal, Reservation } from './rules.js';
 import { MemoryPacerStore, type PacerStore } from './store.js';
+
+// Bundlers replace it (see options/check.ts).
+declare const process: { readonly env: { readonly NODE_ENV?: string | undefined } };
 
 /** What a request looks like to `key`. */
 export interface PacedRequest {
@@ -119,6 +123,8 @@ interface Kept {
   ticket: number;
   /** The hold it waits in, until its send goes (given back if the call ends first). */
   hold: Hold | undefined;
+  /** When the gate last held it: holds renewed since (`confirm`) end within maxRetryAfter's bound of it. */
+  heldFrom: number;
 }
 
 /** The origin of a paced request's URL, `''` when it has none. */
@@ -142,13 +148,17 @@ const CHECKS = {
       `${name}.`,
     ) as { limit?: number; window?: number };
     if (limit === undefined || window === undefined)
-      fail(`${name}.${limit === undefined ? 'limit' : 'window'}`, 'given: a quota is { limit, window }');
+      fail(
+        `${name}.${limit === undefined ? 'limit' : 'window'}`,
+        undefined,
+        'given: a quota is { limit, window }',
+      );
     return (window as number) / (limit as number);
   },
   store: (value: unknown, name: string) =>
     STORE_METHODS.every((method) => typeof (value as Record<string, unknown> | null)?.[method] === 'function')
       ? value
-      : fail(name, `a Pacer store (with ${STORE_METHODS.join(', ')}), got ${describeValue(value)}`),
+      : fail(name, value, `a Pacer store (with ${STORE_METHODS.join(', ')}), got ${describeValue(value)}`),
 };
 
 /**
@@ -187,7 +197,11 @@ export class Pacer<S extends PacerStore = MemoryPacerStore> implements PacerLike
     const request = { method, url, headers };
     const key = this.#key === undefined ? origin(request) : this.#key(request);
     if (typeof key !== 'string')
-      throw new TypeError(`Expected \`pacer.key\` to return a string, got ${describeValue(key)}.`);
+      throw new TypeError(
+        process.env.NODE_ENV !== 'production'
+          ? `Expected \`pacer.key\` to return a string, got ${describeValue(key)}.`
+          : briefly('bad-return', 'pacer.key', key),
+      );
     return key;
   }
 
@@ -222,6 +236,7 @@ export class Pacer<S extends PacerStore = MemoryPacerStore> implements PacerLike
           sentAt: Number.NEGATIVE_INFINITY,
           ticket: 0,
           hold: undefined,
+          heldFrom: 0,
         };
         const hold = (within: number): Held | undefined | Promise<Held | undefined> => {
           const at = now();
@@ -230,8 +245,23 @@ export class Pacer<S extends PacerStore = MemoryPacerStore> implements PacerLike
           const reserved = store.reserve(kept.key, at, within, random, limits);
           // A shared store answers later: the clock moved on meanwhile, and the hold counts from its answer.
           return isThenable(reserved)
-            ? Promise.resolve(reserved).then((late) => held(late, within, now()))
-            : held(reserved, within, at);
+            ? Promise.resolve(reserved).then((late) => from(answered(late, within, at)))
+            : from(held(reserved, within, at));
+        };
+        const from = (hold: Held | undefined): Held | undefined => {
+          if (hold !== undefined) kept.heldFrom = now();
+          return hold;
+        };
+        // What was left when the store was asked, less the time its answer took: a hold that no longer fits is
+        // refused now (and its slot given back), not waited past the deadline.
+        const answered = (reserved: Reservation, within: number, asked: number): Held | undefined => {
+          const at = now();
+          const left = within - (at - asked);
+          if (typeof reserved === 'object' && reserved.type === 'held' && reserved.delay > left) {
+            settle(store.release(kept.key, reserved, at));
+            throw new Stopped('deadline', new PacerDeadlineError(kept.key, reserved.delay, left));
+          }
+          return held(reserved, left, at);
         };
         const held = (reserved: Reservation, within: number, at: number): Held | undefined => {
           if (typeof reserved === 'number') {
@@ -259,19 +289,24 @@ export class Pacer<S extends PacerStore = MemoryPacerStore> implements PacerLike
           kept.hold = undefined;
           if (held !== undefined) settle(store.release(kept.key, held, now()));
         };
-        // A hold over: a shared store confirms it (a pause another process learnt meanwhile holds it again).
+        // A hold over: a shared store confirms it (a pause another process learnt meanwhile holds it again). Each
+        // hold is at least 1 ms and none passes the deadline or maxRetryAfter (it is refused). Without a deadline,
+        // holds renewed again and again still end, as the waits a server keeps asking for do.
         const confirm =
           store.confirm === undefined
             ? undefined
-            : (within: number): Held | undefined | Promise<Held | undefined> => {
+            : (left: number): Held | undefined | Promise<Held | undefined> => {
                 const due = kept.hold;
                 if (due === undefined) return undefined;
                 const at = now();
+                const within = Number.isFinite(left)
+                  ? left
+                  : Math.max(0, kept.heldFrom + serverWaitBound(maxRetryAfter) - at);
                 kept.hold = undefined;
                 kept.sentAt = at;
                 const reserved = store.confirm?.(kept.key, due, at, within, random, limits) ?? due.ticket;
                 return isThenable(reserved)
-                  ? Promise.resolve(reserved).then((late) => held(late, within, now()))
+                  ? Promise.resolve(reserved).then((late) => answered(late, within, at))
                   : held(reserved, within, at);
               };
         return {

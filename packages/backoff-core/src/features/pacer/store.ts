@@ -41,7 +41,8 @@ export type { Answer, Hold, PaceLimits, Refusal, Reservation } from './rules.js'
  *
  * - **Sync or not.** Each operation may answer at once (memory) or with a Promise (a shared store: one round trip).
  *   A store that answers later answers within a bounded time (falling back to local pacing when its server is
- *   slow or gone): the caller's abort ends the wait at once, and a hold answered after it is given back.
+ *   slow or gone): the caller's abort ends the wait at once, the deadline at its time, and a hold answered after
+ *   either is given back; one answered too late to end by the deadline is refused and given back.
  */
 export interface PacerStore {
   /**

@@ -76,6 +76,7 @@ export const checkResume: Check = (value, name) => {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     fail(
       name,
+      value,
       `true, false or { ranges?, eventStreams?, replayEvents?, restart?, maxEventSize? }, got ${describeValue(value)}`,
     );
   }

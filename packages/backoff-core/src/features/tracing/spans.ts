@@ -19,7 +19,7 @@ import type {
   Transport,
 } from '../../run/roles.js';
 import { METHODS, serverAttributes } from '../semconv.js';
-import { ATTEMPT_ATTRIBUTES } from './feature.js';
+import { ATTEMPT_ATTRIBUTES } from './context-key.js';
 import type { TracerLike } from './otel.js';
 
 type Attributes = Record<string, string | number | boolean>;

@@ -1,7 +1,7 @@
 /** What an app's HTTP instrumentation reads of the attempt it sends, from the context the send runs in. */
 
 import { describeValue } from '../../options/show.js';
-import { ATTEMPT_ATTRIBUTES } from './feature.js';
+import { ATTEMPT_ATTRIBUTES } from './context-key.js';
 
 /** An OpenTelemetry `Context` (`context.active()`), the one member read here. */
 export interface ContextLike {

@@ -4,6 +4,12 @@ import { type Arrival, startLimiter } from './limiter.ts';
 
 const WORKER = fileURLToPath(new URL('./worker.ts', import.meta.url));
 
+/** The store's options for its wait for Redis. */
+export interface StoreWait {
+  readonly timeout?: number | undefined;
+  readonly minTimeout?: number | undefined;
+}
+
 /** What one worker process is told. */
 export interface WorkerConfig {
   readonly url: string;
@@ -17,8 +23,8 @@ export interface WorkerConfig {
   readonly interval: number;
   readonly retries: number;
   readonly deadline: number;
-  /** The store's `timeout` (its default when absent). */
-  readonly storeTimeout?: number | undefined;
+  /** The store's wait for Redis, `timeout` and `minTimeout` (its defaults when absent). */
+  readonly wait?: StoreWait | undefined;
 }
 
 /** What a worker printed. */
@@ -58,7 +64,7 @@ export interface FleetOptions {
   readonly redis: string | undefined;
   readonly retries?: number;
   readonly deadline?: number;
-  readonly storeTimeout?: number | undefined;
+  readonly wait?: StoreWait | undefined;
   /** Things to do during the run, ms after its start (kill Redis, take the backend down). */
   readonly during?: (
     at: (ms: number, act: () => unknown) => void,
@@ -105,7 +111,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetRun> {
           interval,
           retries: options.retries ?? 20,
           deadline: options.deadline ?? 30_000,
-          storeTimeout: options.storeTimeout,
+          wait: options.wait,
         };
         return new Promise<void>((resolve, reject) => {
           const child = spawn(

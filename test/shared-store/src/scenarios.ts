@@ -1,5 +1,5 @@
 import { startRedisServer } from '../../../packages/backoff-redis/test/support/redis-server.ts';
-import { type FleetRun, runFleet } from './fleet.ts';
+import { type FleetRun, runFleet, type StoreWait } from './fleet.ts';
 
 /** The fleet of the measurements: 8 processes, 200 calls at 50/s in all, into a 20/s fixed-window limiter. */
 export const FLEET = { processes: 8, calls: 200, rate: 50, limit: 20, window: 1000 } as const;
@@ -30,9 +30,9 @@ function paced(run: FleetRun): PacedRun {
 export async function pacing(
   redis: string | undefined,
   headers: boolean,
-  storeTimeout?: number,
+  wait?: StoreWait,
 ): Promise<PacedRun> {
-  return paced(await runFleet({ ...FLEET, headers, feature: 'pacer', redis, storeTimeout }));
+  return paced(await runFleet({ ...FLEET, headers, feature: 'pacer', redis, wait }));
 }
 
 /**

@@ -17,7 +17,7 @@ if (config.redis !== undefined) {
   store = new RedisStore({
     client,
     prefix: config.prefix,
-    timeout: config.storeTimeout,
+    ...config.wait,
     onFallback: ({ error }) => print({ type: 'fallback', at: Date.now(), error: String(error) }),
     onResume: () => print({ type: 'resume', at: Date.now() }),
   });

@@ -253,7 +253,15 @@ function wrapped(instance: KyLike, installation: Installation): KyLike {
   const call = (input: unknown, options: Options = {}, method?: string) => {
     if (!isObject(options)) return instance(input, options);
     const own = options.fetch as FetchFunction | undefined;
-    const link: Link = { input, options, defaults, fetch: own ?? instanceFetch };
+    // Every field it will hold, set now: one added later takes a property store of its own per call.
+    const link: Link = {
+      input,
+      options,
+      defaults,
+      fetch: own ?? instanceFetch,
+      started: false,
+      call: undefined,
+    };
     let hooks = options.hooks;
     // kyBackoff's afterResponse and init hooks go last, after the caller's own, and only where there are some: any
     // afterResponse hook makes ky copy every response, and any init hook the options.

@@ -43,17 +43,6 @@ export class RetriedResponseError extends Error {
 const kyEnded = (error: unknown): Stopped =>
   new Stopped(isKyError(error, 'TimeoutError') ? 'deadline' : 'callback-error', error);
 
-/** A promise with its handles, for the two places a call and ky wait for each other. */
-function deferred<T>() {
-  let resolve!: (value: T) => void;
-  let reject!: (reason: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
-
 /**
  * Where one call stands between ky and the runner:
  * - `holding`   the call began in ky's beforeRequest; the runner's gates run (a pacer's hold) while ky waits there;
@@ -63,24 +52,48 @@ function deferred<T>() {
  * - `deciding`  ky asked about the attempt (its shouldRetry, an afterResponse or beforeRetry hook, or the fetch of a
  *               response it does not throw for) and waits while the runner decides and waits;
  * - `retrying`  the runner said go: ky goes on to its next attempt;
- * - `done`      the call ended.
+ * - `done`      ky ended the call (its totalTimeout, a hook's error), or the core refused it; the runner ends too;
+ * - `ended`     the runner ended the call and handed its end to ky: any later attempt is a resumed body's continuation.
  */
-type Phase = 'holding' | 'sending' | 'answering' | 'deciding' | 'retrying' | 'done';
+type Phase = 'holding' | 'sending' | 'answering' | 'deciding' | 'retrying' | 'done' | 'ended';
 
-/** How ky waits for the call: which of ky's steps asked, and how to answer it. */
-interface Turn {
-  /** `begin`: beforeRequest; `fetch`: kyBackoff's fetch; `ask`: shouldRetry; `after`: afterResponse; `forced`: beforeRetry. */
-  readonly step: 'begin' | 'fetch' | 'ask' | 'after' | 'forced';
-  readonly promise: Promise<unknown>;
-  readonly resolve: (value: unknown) => void;
+/** How one side waits for the other: the handles of its pending promise. */
+interface Waiting<T> {
+  readonly resolve: (value: T) => void;
   readonly reject: (reason: unknown) => void;
+}
+
+/**
+ * How ky waits for the call: which of ky's steps asked. `begin`: beforeRequest; `fetch`: kyBackoff's fetch; `ask`:
+ * shouldRetry; `after`: afterResponse; `forced`: beforeRetry; `end`: beforeError, until the runner ended.
+ */
+interface Turn extends Waiting<unknown> {
+  readonly step: 'begin' | 'fetch' | 'ask' | 'after' | 'forced' | 'end';
+}
+
+/** A promise and the handles that settle it. */
+function waiting<T>(): Waiting<T> & { readonly promise: Promise<T> } {
+  let resolve!: (value: T) => void;
+  let reject!: (reason: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
 }
 
 /** What a call is made with: the per-call facts kyBackoff read of ky's options. */
 export interface KyCallSetup {
   readonly request: Request;
+  /** The fetch the caller or the instance gave ky (else the global one, as it is when each attempt goes). */
+  readonly fetch: ((request: Request, init?: Record<string, unknown>) => Promise<Response>) | undefined;
   /** The caller's own signal (ky's hooks see only ky's own, which ky's timeout aborts too). */
   readonly signal: AbortSignal | undefined;
+  /**
+   * Whether ky may end the call on its own while the runner waits (ky 2's totalTimeout; an afterResponse hook's
+   * response ky throws for without asking): the runner's waits must then hear ky too.
+   */
+  readonly kyEnds: boolean;
   /** Whether ky throws an HTTPError for a status (`throwHttpErrors`). */
   readonly throws: (status: number) => boolean;
   /** Whether ky runs afterResponse hooks for this call (kyBackoff's own is the last of them). */
@@ -125,27 +138,36 @@ class KyAttempt implements Attempt {
  * One ky call, as the runner drives it (the core's `Client`): ky's own retry loop runs as ky runs it, and at each of
  * ky's steps the call hands over to the runner, which sends, decides and waits, then answers ky. It never drives ky:
  * it only answers where ky asks.
+ *
+ * What the call holds, and why. Two sides wait for each other, one at a time: ky at one of its steps (`#turn`), the
+ * runner for ky's fetch or ky's verdict (`#waiting`; a verdict that comes first is kept in `#early`). The attempt in
+ * flight is `#request`, sent with ky's fetch options (`#init`), and answered by `#fetched`; ky hands its hooks a
+ * copy (`#hooked`, what a resumed body reads), and a `shouldRetry` of ours reads `#copy` where ky reads the body.
+ * ky's error for the attempt (`#kyError`) is what the caller gets if it is the last, and carries the result; an
+ * interruption of the runner's own (an abort, a callback's error) takes its place. `#retried` answers the
+ * shouldRetry that follows a response ky would not retry by itself. The runner's waits hear the caller's signal,
+ * and ky's only where ky may end the call while the runner waits (`#controller`).
  */
 export class KyCall implements Client<Response> {
   readonly transport = 'fetch';
   phase: Phase = 'holding';
   readonly #setup: KyCallSetup;
-  readonly #controller = new AbortController();
-  readonly #release: () => void;
+  /** Made only where ky may end the call on its own during the runner's waits: it follows the caller's signal. */
+  readonly #controller: AbortController | undefined;
+  #release: (() => void) | undefined;
   /** ky's step that waits for the call, if one does. */
   #turn: Turn | undefined;
-  /** The runner waiting for ky's fetch, and for ky's verdict on an attempt. */
-  #sending = deferred<Attempt>();
-  #verdict: ReturnType<typeof deferred<Outcome>> | undefined;
+  /** The runner waiting for ky: for its fetch of the next attempt, then for its verdict on it. */
+  #waiting: Waiting<never> | undefined;
   /** The verdict that arrived while the runner was still sending (ky's own timeout). */
   #early: Outcome | undefined;
   /** The answer to a shouldRetry ky is about to ask: the retry of a response ky would not retry by itself. */
   #retried: Promise<unknown> | undefined;
   /** The response kyBackoff's afterResponse hook got for the attempt in flight (ky's copy of `#fetched`). */
   #hooked: Response | undefined;
-  /** The request of the attempt in flight, how it is sent, and the response kyBackoff's fetch got for it. */
+  /** The request of the attempt in flight, ky's fetch options for it, and the response kyBackoff's fetch got. */
   #request: Request;
-  #send: ((request: Request) => Promise<Response>) | undefined;
+  #init: Record<string, unknown> | undefined;
   #fetched: Response | undefined;
   /** A copy of a failed response, for a `shouldRetry` of ours (ky reads the one it has into `HTTPError.data`). */
   #copy: Response | undefined;
@@ -153,40 +175,52 @@ export class KyCall implements Client<Response> {
   #kyError: unknown;
   /** Why the runner ended the call other than on an attempt's own outcome (an abort, a callback's error). */
   #interruption: { readonly error: unknown } | undefined;
-  /** The runner handed the call's end to ky (`finish`): any later attempt is a resumed body's continuation. */
-  #finished = false;
-  /**
-   * The runner ended (`true`), or ky's beforeError waits for it to put the result on ky's error: made only then,
-   * since most calls never fail.
-   */
-  #ended: ReturnType<typeof deferred<void>> | true | undefined;
 
   constructor(setup: KyCallSetup) {
     this.#setup = setup;
     this.#request = setup.request;
     const { signal } = setup;
-    // The runner's waits hear the caller, and ky when it ends the call on its own (its totalTimeout).
-    if (signal === undefined) this.#release = () => {};
-    else {
-      const follow = () => this.#controller.abort(signal.reason);
-      if (signal.aborted) follow();
-      signal.addEventListener('abort', follow, { once: true });
-      this.#release = () => signal.removeEventListener('abort', follow);
-    }
+    if (!setup.kyEnds) return;
+    const controller = new AbortController();
+    this.#controller = controller;
+    if (signal === undefined) return;
+    const follow = () => controller.abort(signal.reason);
+    if (signal.aborted) follow();
+    signal.addEventListener('abort', follow, { once: true });
+    this.#release = () => signal.removeEventListener('abort', follow);
   }
 
   /** ky waits at `step` until the runner answers. */
   #wait(step: Turn['step']): Promise<unknown> {
-    const { promise, resolve, reject } = deferred<unknown>();
-    this.#turn = { step, promise, resolve, reject };
+    const { promise, resolve, reject } = waiting<unknown>();
+    this.#turn = { step, resolve, reject };
     return promise;
+  }
+
+  /** The runner waits for ky. */
+  #await<T>(): Promise<T> {
+    const { promise, resolve, reject } = waiting<T>();
+    this.#waiting = { resolve: resolve as (value: never) => void, reject };
+    return promise;
+  }
+
+  /** Settles the runner's wait for ky, if it waits. */
+  #resume(value: Attempt | Outcome): boolean {
+    const waiting = this.#waiting;
+    this.#waiting = undefined;
+    waiting?.resolve(value as never);
+    return waiting !== undefined;
   }
 
   /** Hands ky's verdict on the attempt in flight to the runner. */
   #judged(outcome: Outcome): void {
     this.phase = 'deciding';
-    if (this.#verdict === undefined) this.#early = outcome;
-    else this.#verdict.resolve(outcome);
+    if (!this.#resume(outcome)) this.#early = outcome;
+  }
+
+  /** Why the runner's call ends when ky ended it. */
+  #stopped(): unknown {
+    return this.#controller?.signal.reason ?? kyEnded(this.#kyError);
   }
 
   // --- ky's steps ---
@@ -196,19 +230,18 @@ export class KyCall implements Client<Response> {
     return this.#wait('begin');
   }
 
-  /** kyBackoff's fetch: hands ky's request to the runner, which sends it with `send`; resolves with what ky gets. */
-  fetch(request: Request, send: (request: Request) => Promise<Response>): Promise<Response> {
+  /** kyBackoff's fetch: hands ky's request to the runner, which sends it with `init`; resolves with what ky gets. */
+  fetch(request: Request, init: Record<string, unknown> | undefined): Promise<Response> {
     this.phase = 'answering';
     this.#request = request;
-    this.#send = send;
+    this.#init = init;
     this.#copy = undefined;
     this.#fetched = undefined;
     this.#hooked = undefined;
     this.#kyError = undefined;
-    this.#verdict = undefined;
     this.#early = undefined;
     const answer = this.#wait('fetch') as Promise<Response>;
-    this.#sending.resolve(new KyAttempt(request));
+    this.#resume(new KyAttempt(request));
     return answer;
   }
 
@@ -286,31 +319,31 @@ export class KyCall implements Client<Response> {
    * wait for a retry (its waits are cut at once); any other error (its totalTimeout, a hook of the caller's that
    * threw) ends the runner's call with it. Resolves once the result is on ky's error.
    */
-  failed(error: unknown): Promise<void> {
-    if (this.phase === 'answering' && this.#decidedWithoutAsking(error)) {
+  failed(error: unknown): Promise<unknown> {
+    if (this.phase === 'ended') return Promise.resolve();
+    if (this.phase !== 'done') {
+      const judged = this.phase === 'answering' && this.#decidedWithoutAsking(error);
       this.#kyError = error;
-      const response = field(error, 'response');
-      this.#judged(
-        isKyError(error, 'HTTPError') && response instanceof Response
-          ? responseOutcome(response)
-          : {
-              type: 'error',
-              kind: errorKind(error, this.#request.signal.aborted && !isKyError(error, 'TimeoutError')),
-              error,
-            },
-      );
-      this.#controller.abort(kyEnded(error));
-    } else if (this.phase !== 'done') {
-      this.#kyError = error;
-      const stopped = kyEnded(error);
+      if (judged) {
+        const response = field(error, 'response');
+        this.#judged(
+          isKyError(error, 'HTTPError') && response instanceof Response
+            ? responseOutcome(response)
+            : {
+                type: 'error',
+                kind: errorKind(error, this.#request.signal.aborted && !isKyError(error, 'TimeoutError')),
+                error,
+              },
+        );
+      }
       this.phase = 'done';
-      this.#controller.abort(stopped);
-      this.#sending.reject(stopped);
-      this.#verdict?.reject(stopped);
+      const stopped = kyEnded(error);
+      this.#controller?.abort(stopped);
+      const waiting = this.#waiting;
+      this.#waiting = undefined;
+      waiting?.reject(stopped);
     }
-    if (this.#ended === true) return Promise.resolve();
-    this.#ended ??= deferred<void>();
-    return this.#ended.promise;
+    return this.#wait('end');
   }
 
   /**
@@ -324,30 +357,29 @@ export class KyCall implements Client<Response> {
     return isKyError(error, 'HTTPError') && (response === fetched || response === this.#hooked);
   }
 
-  /** The runner ended: a beforeError waiting for it goes on. */
-  #end(): void {
-    if (this.#ended !== undefined && this.#ended !== true) this.#ended.resolve();
-    this.#ended = true;
+  /** The runner ended: ky's step that waits goes on, as `answer` says; later steps go on at once. */
+  #end(answer: (turn: Turn) => void): void {
+    const turn = this.#turn;
+    this.#turn = undefined;
+    this.phase = 'ended';
+    this.#release?.();
+    if (turn?.step === 'end') turn.resolve(undefined);
+    else if (turn !== undefined) answer(turn);
   }
 
   /** The core refused the call before anything was sent (a key that cannot travel): ky's beforeRequest fails. */
   refused(error: unknown): void {
-    const turn = this.#turn;
-    this.#turn = undefined;
-    this.phase = 'done';
-    this.#release();
-    turn?.reject(error);
-    this.#end();
+    this.#end((turn) => turn.reject(error));
   }
 
   // --- the runner's side (the core's Client) ---
 
   next(): Promise<Attempt> | Attempt {
-    if (this.#finished) return this.#again();
-    if (this.phase === 'done') return Promise.reject(this.#controller.signal.reason);
+    if (this.phase === 'ended') return this.#again();
+    if (this.phase === 'done') return Promise.reject(this.#stopped());
     const turn = this.#turn;
     this.#turn = undefined;
-    this.#sending = deferred<Attempt>();
+    const sending = this.#await<Attempt>();
     this.phase = this.phase === 'holding' ? 'sending' : 'retrying';
     // ky goes on: past beforeRequest, or to its next attempt.
     if (turn?.step === 'after') {
@@ -358,7 +390,7 @@ export class KyCall implements Client<Response> {
     } else {
       turn?.resolve(turn.step === 'ask' ? true : undefined);
     }
-    return this.#sending.promise;
+    return sending;
   }
 
   /**
@@ -366,20 +398,20 @@ export class KyCall implements Client<Response> {
    * hooks are over), under the caller's own signal (ky's timeout is for the call that ended).
    */
   #again(): Attempt {
-    if (this.#send === undefined) throw this.#controller.signal.reason;
-    const signal = this.#setup.signal ?? new AbortController().signal;
-    const request = new Request(this.#request, { signal });
+    const request = new Request(this.#request, {
+      signal: this.#setup.signal ?? new AbortController().signal,
+    });
     this.#request = request;
     return new KyAttempt(request);
   }
 
   send(attempt: Attempt, signal?: AbortSignal): Promise<Response> {
     const { request, own } = attempt as KyAttempt;
-    const send = this.#send as (request: Request) => Promise<Response>;
-    if (signal === undefined) return send(request);
+    const send = this.#setup.fetch ?? globalThis.fetch;
+    if (signal === undefined) return send(request, this.#init);
     // A hedged copy goes with its own signal (and a copy with its own headers); ky's request stays ky's to read.
     const init: RequestInit = own === undefined ? { signal } : { signal, headers: own };
-    return send(new Request(request.clone(), init));
+    return send(new Request(request.clone(), init), this.#init);
   }
 
   outcome(settled: Settled<Response>): Outcome {
@@ -398,9 +430,9 @@ export class KyCall implements Client<Response> {
    */
   answer(settled: Settled<Response>, raw: Outcome): Outcome | Promise<Outcome> {
     // A resumed body's continuation: ky is no longer asked.
-    if (this.#finished) return raw;
+    if (this.phase === 'ended') return raw;
     if (this.#early !== undefined) return this.#early;
-    if (this.phase === 'done') return Promise.reject(this.#controller.signal.reason);
+    if (this.phase === 'done') return Promise.reject(this.#stopped());
     const turn = this.#turn;
     if (settled.ok) {
       this.#fetched = settled.value;
@@ -411,16 +443,16 @@ export class KyCall implements Client<Response> {
       }
     }
     this.#turn = undefined;
-    this.#verdict = deferred<Outcome>();
+    const verdict = this.#await<Outcome>();
     if (settled.ok && this.#setup.keepsCopies && !settled.value.ok) this.#copy = settled.value.clone();
     if (settled.ok) turn?.resolve(settled.value);
     else turn?.reject(settled.error);
-    return this.#verdict.promise;
+    return verdict;
   }
 
   signal(): AbortSignal | undefined {
     // Once the call ended, only the caller ends a resumed body's continuations.
-    return this.#finished ? this.#setup.signal : this.#controller.signal;
+    return this.phase === 'ended' ? this.#setup.signal : (this.#controller?.signal ?? this.#setup.signal);
   }
 
   /**
@@ -458,32 +490,32 @@ export class KyCall implements Client<Response> {
   }
 
   finish(settled: Settled<Response>, result: BackoffResult): Response {
-    const turn = this.#turn;
-    this.#turn = undefined;
-    this.phase = 'done';
-    this.#finished = true;
-    this.#release();
     const interruption = this.#interruption;
+    const kyError = this.#kyError;
     if (interruption !== undefined) {
       // The call ended on an abort, a callback's error or a refusal: ky's step fails with it.
-      attachResult(interruption.error, result);
-      if (interruption.error !== this.#kyError) turn?.reject(interruption.error);
-      else turn?.resolve(turn.step === 'ask' ? false : undefined);
-    } else {
-      // The attempt's own outcome is final: ky hands it over as it always does.
-      if (this.#kyError !== undefined) attachResult(this.#kyError, result);
-      if (this.#fetched !== undefined) attachResult(this.#fetched, result);
-      attachResult(settled.ok ? settled.value : settled.error, result);
-      // A response the runner gave a resumed body replaces the one ky's afterResponse hooks saw.
-      const resumed = settled.ok && settled.value !== this.#fetched ? settled.value : undefined;
-      if (turn?.step === 'fetch') {
+      const { error } = interruption;
+      attachResult(error, result);
+      this.#end((turn) => {
+        if (error !== kyError) turn.reject(error);
+        else turn.resolve(turn.step === 'ask' ? false : undefined);
+      });
+      return undefined as never;
+    }
+    // The attempt's own outcome is final: ky hands it over as it always does.
+    if (kyError !== undefined) attachResult(kyError, result);
+    if (this.#fetched !== undefined) attachResult(this.#fetched, result);
+    attachResult(settled.ok ? settled.value : settled.error, result);
+    // A response the runner gave a resumed body replaces the one ky's afterResponse hooks saw.
+    const resumed = settled.ok && settled.value !== this.#fetched ? settled.value : undefined;
+    this.#end((turn) => {
+      if (turn.step === 'fetch') {
         if (settled.ok) turn.resolve(settled.value);
         else turn.reject(settled.error);
-      } else if (turn?.step === 'forced') turn.reject(this.#kyError);
-      else if (turn?.step === 'after') turn.resolve(resumed);
-      else turn?.resolve(turn.step === 'ask' ? false : undefined);
-    }
-    this.#end();
+      } else if (turn.step === 'forced') turn.reject(kyError);
+      else if (turn.step === 'after') turn.resolve(resumed);
+      else turn.resolve(turn.step === 'ask' ? false : undefined);
+    });
     return undefined as never;
   }
 }

@@ -64,6 +64,8 @@ interface Installation {
   readonly retries: number;
 }
 
+const always = () => true;
+const never = () => false;
 const mark = (hook: Hook) => Object.defineProperty(hook, HOOK, { value: true });
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null;
@@ -96,10 +98,10 @@ function fetchInit(init: Record<string, unknown> | undefined): Record<string, un
 /** kyBackoff's fetch: sends through the runner for a call ky linked to one, else as the caller's fetch would. */
 const sending: FetchFunction = (input, init) => {
   const link = linkOf(init);
-  const send = (request: Request) => (link?.fetch ?? globalThis.fetch)(request, fetchInit(init));
   const call = link?.call;
-  if (call === undefined || !(input instanceof Request)) return send(input as Request);
-  return call.fetch(input, send);
+  if (call === undefined || !(input instanceof Request))
+    return (link?.fetch ?? globalThis.fetch)(input as Request, fetchInit(init));
+  return call.fetch(input, fetchInit(init));
 };
 
 /**
@@ -147,7 +149,9 @@ function begin(
   const throws =
     typeof thrown === 'function' && installation.marker !== undefined
       ? (status: number) => Boolean((thrown as (status: number) => unknown)(status))
-      : () => thrown !== false;
+      : thrown === false
+        ? never
+        : always;
   // The body as ky sends it (`json` made into one); a Request given as the input brings its own body, a stream.
   const { body } = options;
   const replayable = body == null ? request.body === null : replayableBody(body);
@@ -155,12 +159,17 @@ function begin(
   const signal = (link.options.signal ?? (input instanceof Request ? input.signal : undefined)) as
     | AbortSignal
     | undefined;
+  const afterHooks =
+    hookCount(defaults.hooks, 'afterResponse') + hookCount(link.options.hooks, 'afterResponse') > 0;
   const call = new KyCall({
     request,
+    fetch: link.fetch,
     signal,
+    // ky 2 ends a call on its own during a wait at its totalTimeout, and when it throws for a response that an
+    // afterResponse hook made, without asking.
+    kyEnds: ky2 && (typeof totalTimeout === 'number' || afterHooks),
     throws,
-    afterHooks:
-      hookCount(defaults.hooks, 'afterResponse') + hookCount(link.options.hooks, 'afterResponse') > 0,
+    afterHooks,
     marker: installation.marker,
     // ky 2 reads a failed body into `HTTPError.data` before it asks: a `shouldRetry` of ours reads a copy.
     keepsCopies: ky2 && own.options.shouldRetry !== undefined,
@@ -249,7 +258,15 @@ function wrapped(instance: KyLike, installation: Installation): KyLike {
   const call = (input: unknown, options: Options = {}, method?: string) => {
     if (!isObject(options)) return instance(input, options);
     const own = options.fetch as FetchFunction | undefined;
-    const link: Link = { input, options, defaults, fetch: own ?? instanceFetch };
+    // Every field it will hold, set now: one added later takes a property store of its own per call.
+    const link: Link = {
+      input,
+      options,
+      defaults,
+      fetch: own ?? instanceFetch,
+      started: false,
+      call: undefined,
+    };
     let hooks = options.hooks;
     // kyBackoff's afterResponse and init hooks go last, after the caller's own, and only where there are some: any
     // afterResponse hook makes ky copy every response, and any init hook the options.

@@ -180,6 +180,7 @@ interface Asked {
 }
 
 const OURS = Symbol('ky-backoff shouldRetry');
+const noWait = () => 0;
 const isOurs = (retry: unknown) =>
   typeof retry === 'object' && retry !== null && OURS in Object((retry as Fields).shouldRetry);
 
@@ -195,6 +196,6 @@ export function bindRetry(perCall: Fields, call: Asked | undefined, limit: numbe
   const lower = method.toLowerCase();
   perCall.methods = KY_METHODS.includes(lower) ? KY_METHODS : [...KY_METHODS, lower];
   perCall.shouldRetry = Object.assign(ask, { [OURS]: true });
-  perCall.delay = () => 0;
+  perCall.delay = noWait;
   Object.assign(perCall, { jitter: undefined, backoffLimit: Number.POSITIVE_INFINITY, limit });
 }

@@ -7,7 +7,6 @@ import type {
   AxiosResponse,
   InternalAxiosRequestConfig,
 } from 'axios';
-import { classifyError } from 'backoff-core/adapter';
 import { Outbox, type OutboxOptions, type QueuedReason } from 'backoff-core/outbox';
 import type { Installation } from './retry-adapter.js';
 
@@ -23,8 +22,6 @@ export {
 
 // A string key: axios's mergeConfig keeps a config's own string keys, not its symbols.
 const REPLAY = 'backoffOutboxReplay';
-const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
-const QUEUED_KINDS = new Set(['network', 'not-sent', 'timeout']);
 
 /**
  * Adds an outbox to an axios instance that `axiosBackoff` is installed on: a write (any method but GET, HEAD and
@@ -73,7 +70,7 @@ export function axiosOutbox(instance: AxiosInstance, options: OutboxOptions): Ou
     (retrying: AxiosAdapter): AxiosAdapter =>
     async (config: InternalAxiosRequestConfig): Promise<AxiosResponse> => {
       const method = (config.method ?? 'get').toUpperCase();
-      if ((config as unknown as Record<string, unknown>)[REPLAY] === true || READS.has(method)) {
+      if ((config as unknown as Record<string, unknown>)[REPLAY] === true || !outbox.keeps(method)) {
         return retrying(config);
       }
       // The key as axios will send it: a blank one is none, and a header set to `false` is not sent at all.
@@ -114,7 +111,7 @@ export function axiosOutbox(instance: AxiosInstance, options: OutboxOptions): Ou
           if (outbox.queuesStatus(response.status)) return queue('failed', error);
           throw error;
         }
-        if (config.signal?.aborted || !QUEUED_KINDS.has(classifyError(error))) throw error;
+        if (!outbox.queuesError(error, config.signal as AbortSignal | undefined)) throw error;
         return queue('failed', error);
       }
     };

@@ -1,6 +1,6 @@
 // `ky-backoff/outbox`: keyed writes that the retries could not complete wait in backoff-core's outbox. A separate
 // entry, so an app that never imports it carries none of the outbox.
-import { classifyError, replayableBody } from 'backoff-core/adapter';
+import { replayableBody } from 'backoff-core/adapter';
 import { Outbox, type OutboxOptions, type QueuedReason } from 'backoff-core/outbox';
 
 export {
@@ -17,8 +17,6 @@ type Fetch = (input: Request, init?: RequestInit) => Promise<Response>;
 type Options = Record<string, unknown> & { fetch?: Fetch; method?: string; body?: unknown };
 type KyCall = (input: unknown, options?: Options) => Promise<Response> & { json?: unknown };
 
-const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
-const QUEUED_KINDS = new Set(['network', 'not-sent', 'timeout']);
 const SHORTCUTS = new Set(['get', 'post', 'put', 'patch', 'head', 'delete', 'query']);
 
 /** The request ky built, caught before it was sent: its URL and headers as ky and its hooks made them. */
@@ -72,7 +70,7 @@ export function kyOutbox<I>(instance: I, options: OutboxOptions): WithOutbox<I> 
 
   const call = async (input: unknown, given: Options = {}, shortcut?: string): Promise<Response> => {
     const method = (shortcut ?? given.method ?? 'get').toUpperCase();
-    if (READS.has(method)) return ky(input, { ...given, method });
+    if (!outbox.keeps(method)) return ky(input, { ...given, method });
     const own = given.fetch;
     const options: Options = { ...given, method };
     const firstSent = outbox.now();
@@ -118,8 +116,7 @@ export function kyOutbox<I>(instance: I, options: OutboxOptions): WithOutbox<I> 
         if (outbox.queuesStatus(status)) return queue(last, 'failed', error);
         throw error;
       }
-      const signal = given.signal as AbortSignal | undefined;
-      if (signal?.aborted || !QUEUED_KINDS.has(classifyError(error))) throw error;
+      if (!outbox.queuesError(error, given.signal as AbortSignal | undefined)) throw error;
       return queue(last, 'failed', error);
     }
   };

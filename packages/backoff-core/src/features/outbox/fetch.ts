@@ -1,7 +1,6 @@
 import type { Backoff } from '../../backoff.js';
 import { generateIdempotencyKey } from '../../decide/idempotency.js';
 import type { FetchInput, FetchLike } from '../../fetch.js';
-import { classifyError } from '../../http/outcome.js';
 import { browserNetworkStatus } from '../../run/offline.js';
 import { Outbox, type OutboxOptions, type OutboxSend, type QueuedReason } from './outbox.js';
 
@@ -9,11 +8,6 @@ import { Outbox, type OutboxOptions, type OutboxSend, type QueuedReason } from '
 export type FetchWithOutbox = ((input: FetchInput, init?: RequestInit) => Promise<Response>) & {
   readonly outbox: Outbox;
 };
-
-// Reads: nothing to keep for later.
-const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
-// Failures after which the write may not have been applied and can be sent again with its key.
-const QUEUED_KINDS = new Set(['network', 'not-sent', 'timeout']);
 
 const urlOf = (input: FetchInput): string =>
   typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
@@ -68,7 +62,7 @@ export function withOutbox(
   const call = async (input: FetchInput, init?: RequestInit): Promise<Response> => {
     const request = typeof Request !== 'undefined' && input instanceof Request ? input : undefined;
     const method = (init?.method ?? request?.method ?? 'GET').toUpperCase();
-    if (READS.has(method)) return send(input, init);
+    if (!outbox.keeps(method)) return send(input, init);
     const headers = headersOf(init, request);
     // A blank value is no key: a server cannot deduplicate on it (the policy generates one in its place).
     let key = headers.get(keyHeader)?.trim() || null;
@@ -96,8 +90,7 @@ export function withOutbox(
     try {
       response = await send(input, init);
     } catch (error) {
-      const signal = init?.signal ?? request?.signal;
-      if (signal?.aborted || !QUEUED_KINDS.has(classifyError(error))) throw error;
+      if (!outbox.queuesError(error, init?.signal ?? request?.signal)) throw error;
       return queue('failed', error);
     }
     if (!outbox.queuesStatus(response.status)) return response;

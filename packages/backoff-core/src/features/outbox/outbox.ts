@@ -1,4 +1,5 @@
 import { idempotencyKeyProblem } from '../../decide/idempotency.js';
+import { classifyError } from '../../http/outcome.js';
 import { browserNetworkStatus, type NetworkStatus } from '../../run/offline.js';
 import type { TimerProvider } from '../../run/sleep.js';
 import { bodyKind, decodeBody, encodeBody, type OutboxEntry, type OutboxStore } from './entry.js';
@@ -216,6 +217,11 @@ function checkOptions(options: OutboxOptions): void {
  * The outbox's rules, shared by every client: what is queued, and how entries are replayed. A client gives it
  * the send of one replay (through its own policy) and asks it to queue what it could not complete.
  */
+// Reads: nothing to keep for later.
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+// Failures after which the write may not have been applied and can be sent again with its key.
+const QUEUED_KINDS = new Set(['network', 'not-sent', 'timeout']);
+
 export class Outbox {
   readonly store: OutboxStore;
   readonly #maxAge: number;
@@ -285,6 +291,19 @@ export class Outbox {
   /** Whether the device is offline now (a keyed write is then queued unsent). */
   offline(): boolean {
     return this.#network !== undefined && !this.#network.isOnline();
+  }
+
+  /** Whether a request of `method` may be queued: a write; a read has nothing to keep for later. */
+  keeps(method: string): boolean {
+    return !READS.has(method.toUpperCase());
+  }
+
+  /**
+   * Whether the error a write's retries ended with queues it: the network failed, it was never sent, or it timed
+   * out; not the caller's own abort, nor an error of the request itself.
+   */
+  queuesError(error: unknown, signal?: AbortSignal | null): boolean {
+    return !signal?.aborted && QUEUED_KINDS.has(classifyError(error));
   }
 
   /** Whether a final status queues a write (and keeps a replayed one). */

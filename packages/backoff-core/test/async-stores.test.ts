@@ -39,6 +39,24 @@ async function eventually(check: () => unknown): Promise<void> {
   }
 }
 
+/** A breaker's store whose admission answers only when the test calls `admit()`; `record` is a spy. */
+function admittingWhenTold() {
+  const memory = new CircuitBreaker.MemoryStore();
+  let answer: (() => void) | undefined;
+  const record = vi.fn(() => undefined);
+  const store: CircuitBreaker.Store = {
+    admit: (...args) =>
+      new Promise((resolve) => {
+        answer = () => resolve(memory.admit(...args));
+      }),
+    record,
+    read: (origin) => Promise.resolve(memory.read(origin)),
+    entries: () => memory.entries(),
+    replace: (circuits) => memory.replace(circuits),
+  };
+  return { store, record, admit: () => answer?.() };
+}
+
 describe('a store that confirms holds', () => {
   it('a hold its confirmation holds again is confirmed in turn, and the send goes only once one lets it go', async () => {
     const clock = new VirtualClock(Date.UTC(2026, 11, 2, 12));
@@ -129,19 +147,7 @@ describe('a store that answers later', () => {
   });
 
   it("an abort while a breaker's store admits ends the call at once; the call's end reaches the store later", async () => {
-    const memory = new CircuitBreaker.MemoryStore();
-    let admit: (() => void) | undefined;
-    const record = vi.fn(() => undefined);
-    const store: CircuitBreaker.Store = {
-      admit: (...args) =>
-        new Promise((resolve) => {
-          admit = () => resolve(memory.admit(...args));
-        }),
-      record,
-      read: (origin) => Promise.resolve(memory.read(origin)),
-      entries: () => memory.entries(),
-      replace: (circuits) => memory.replace(circuits),
-    };
+    const { store, record, admit } = admittingWhenTold();
     const fetch = vi.fn(ok);
     const controller = new AbortController();
     const call = withBackoff(fetch, { circuitBreaker: new CircuitBreaker({ store }) })('https://api.test/a', {
@@ -151,7 +157,7 @@ describe('a store that answers later', () => {
     controller.abort(new Error('gone'));
     await expect(call).rejects.toThrow('gone');
     expect(fetch).not.toHaveBeenCalled();
-    admit?.();
+    admit();
     // An aborted call says nothing of the server: it is recorded as neither a failure nor a success.
     await eventually(() => expect(record).toHaveBeenCalledTimes(1));
     const [origin, , failed] = record.mock.calls[0] as unknown[];
@@ -283,19 +289,7 @@ describe('a store that answers after the deadline', () => {
   });
 
   it("a breaker's admission still unanswered at the deadline ends the call there with a TimeoutError, nothing sent; the call's end reaches the store later", async () => {
-    const memory = new CircuitBreaker.MemoryStore();
-    let admit: (() => void) | undefined;
-    const record = vi.fn(() => undefined);
-    const store: CircuitBreaker.Store = {
-      admit: (...args) =>
-        new Promise((resolve) => {
-          admit = () => resolve(memory.admit(...args));
-        }),
-      record,
-      read: (origin) => Promise.resolve(memory.read(origin)),
-      entries: () => memory.entries(),
-      replace: (circuits) => memory.replace(circuits),
-    };
+    const { store, record, admit } = admittingWhenTold();
     const clock = new VirtualClock();
     clock.auto = false;
     const fetch = vi.fn(ok);
@@ -312,7 +306,7 @@ describe('a store that answers after the deadline', () => {
     expect(seen.error).toMatchObject({ name: 'TimeoutError' });
     expect(fetch).not.toHaveBeenCalled();
     expect(clock.pendingCount).toBe(0);
-    admit?.();
+    admit();
     await eventually(() => expect(record).toHaveBeenCalledTimes(1));
     const [origin, , failed] = record.mock.calls[0] as unknown[];
     expect([origin, failed]).toEqual(['https://api.test', undefined]);

@@ -213,15 +213,15 @@ function checkOptions(options: OutboxOptions): void {
   }
 }
 
-/**
- * The outbox's rules, shared by every client: what is queued, and how entries are replayed. A client gives it
- * the send of one replay (through its own policy) and asks it to queue what it could not complete.
- */
 // Reads: nothing to keep for later.
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 // Failures after which the write may not have been applied and can be sent again with its key.
 const QUEUED_KINDS = new Set(['network', 'not-sent', 'timeout']);
 
+/**
+ * The outbox's rules, shared by every client: what is queued, and how entries are replayed. A client gives it
+ * the send of one replay (through its own policy) and asks it to queue what it could not complete.
+ */
 export class Outbox {
   readonly store: OutboxStore;
   readonly #maxAge: number;

@@ -47,10 +47,11 @@ function entryPlugin(code: string): Plugin {
 /**
  * Bundles `entry` with esbuild as a user's bundler would for a browser: minified, tree-shaken, code split (an
  * `import()` becomes a chunk of its own), the client external. Each entry is built alone, so no chunk is shared
- * with another entry's.
+ * with another entry's. `plugins` (after the entry's own) may swap modules, for a variant (size-variants.ts).
  */
 export async function bundle(
   entry: Pick<SizeEntry, 'name' | 'code' | 'external'> & Partial<Pick<SizeEntry, 'mode'>>,
+  plugins: readonly Plugin[] = [],
 ): Promise<Bundle> {
   const result = await build({
     ...ESBUILD_OPTIONS,
@@ -68,7 +69,7 @@ export async function bundle(
     write: false,
     outdir: 'size-out',
     logLevel: 'silent',
-    plugins: [entryPlugin(entry.code)],
+    plugins: [entryPlugin(entry.code), ...plugins],
   });
   const { metafile } = result;
   const contents = new Map(

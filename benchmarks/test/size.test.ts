@@ -171,4 +171,23 @@ describe('the production build', () => {
       expect(row(name).gzipBytes).toBeLessThan(row(`${name} (development)`).gzipBytes);
     },
   );
+
+  // Text each development message carries beside its code: a peer's name, a key's problem, a hook's misstep.
+  const DEVELOPMENT_TEXT = [
+    /ky's \\?`jitter/,
+    /is not visible ASCII/,
+    /cannot be sent as it is/,
+    /removed or changed it/,
+    /to be set to a string without line breaks/,
+  ];
+
+  it.each(['withBackoff', 'axiosBackoff', 'kyBackoff'])(
+    '%s: the production build holds no development message text, the development build does',
+    (name) => {
+      for (const text of DEVELOPMENT_TEXT) {
+        expect(row(name).code).not.toMatch(text);
+        expect(row(`${name} (development)`).code).toMatch(text);
+      }
+    },
+  );
 });

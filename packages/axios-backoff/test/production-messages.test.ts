@@ -96,4 +96,12 @@ describe('axios-backoff in production: short messages, the same errors', () => {
     expect(option).toBeInstanceOf(RangeError);
     expect(option.message).toBe(short('retries', '500', 'bad-option'));
   });
+
+  it('a request whose Idempotency-Key cannot be sent fails unsent, through the core (bad-key)', async () => {
+    const instance = axios.create();
+    axiosBackoff(instance);
+    const error = await rejection(instance.post(URL, {}, { headers: { 'Idempotency-Key': 'café' } }));
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error.message).toBe(short('Idempotency-Key', '"café"', 'bad-key'));
+  });
 });

@@ -189,6 +189,68 @@ describe('option errors in production: short, with the option, what it got and t
   });
 });
 
+describe('request errors in production: short, with the header, what it got and the link', () => {
+  const clock = new VirtualClock();
+  const answering = (status: number) => {
+    const sent: Headers[] = [];
+    const fetch = async (_url: unknown, init?: RequestInit) => {
+      sent.push(new Headers(init?.headers));
+      return new Response(null, { status });
+    };
+    return { fetch, sent };
+  };
+  const virtual = { timers: clock.timers, now: clock.now, random: () => 0.5, delay: () => 0 };
+
+  it('a request whose Idempotency-Key cannot be sent: bad-key, nothing sent', async () => {
+    const { fetch, sent } = answering(200);
+    const call = withBackoff(fetch, virtual);
+    await expect(
+      Promise.resolve().then(() =>
+        call('https://api.test/orders', { method: 'POST', headers: { 'Idempotency-Key': 'café' } }),
+      ),
+    ).rejects.toThrow(new TypeError(`\`Idempotency-Key\` got "café" (bad-key): ${link('bad-key')}`));
+    expect(sent).toHaveLength(0);
+  });
+
+  it('an idempotencyKey that returns a key of other than visible ASCII: bad-return', async () => {
+    const { fetch } = answering(200);
+    const call = withBackoff(fetch, { ...virtual, idempotencyKey: () => 'a\nb' });
+    await expect(call('https://api.test/orders', { method: 'POST' })).rejects.toThrow(
+      new TypeError(`\`idempotencyKey\` got "a\\nb" (bad-return): ${link('bad-return')}`),
+    );
+  });
+
+  it('a retry whose key a hook removed: key-lost, the retry not sent', async () => {
+    const { fetch, sent } = answering(503);
+    const call = withBackoff(fetch, {
+      ...virtual,
+      beforeAttempt: ({ retry, headers }) => {
+        if (retry > 0) headers.delete('Idempotency-Key');
+      },
+    });
+    await expect(
+      call('https://api.test/orders', { method: 'POST', headers: { 'Idempotency-Key': '"order-1"' } }),
+    ).rejects.toThrow(new TypeError(`\`Idempotency-Key\` got null (key-lost): ${link('key-lost')}`));
+    expect(sent).toHaveLength(1);
+  });
+
+  it.each<[string, (headers: { set(name: string, value: string): void }) => void, string]>([
+    ['a header name that is none', (headers) => headers.set('x key', '1'), '`header name` got "x key"'],
+    [
+      'a header value with a line break',
+      (headers) => headers.set('x-key', 'a\r\nb'),
+      '`x-key` got "a\\r\\nb"',
+    ],
+  ])('beforeAttempt setting %s: bad-header, nothing sent', async (_case, change, start) => {
+    const { fetch, sent } = answering(200);
+    const call = withBackoff(fetch, { ...virtual, beforeAttempt: ({ headers }) => change(headers) });
+    await expect(call('https://api.test/items')).rejects.toThrow(
+      new TypeError(`${start} (bad-header): ${link('bad-header')}`),
+    );
+    expect(sent).toHaveLength(0);
+  });
+});
+
 describe('development (any NODE_ENV but production) keeps the full messages', () => {
   it.each(['development', 'test', ''])('NODE_ENV=%j', (value) => {
     vi.stubEnv('NODE_ENV', value);

@@ -56,4 +56,20 @@ describe('ky-backoff in production: short messages, the same errors', () => {
       new TypeError(short('retry', '"often"', 'bad-option')),
     );
   });
+
+  it('a request whose Idempotency-Key cannot be sent fails unsent, through the core (bad-key)', async () => {
+    let sent = 0;
+    const api = kyBackoff(
+      ky.create({
+        fetch: async () => {
+          sent++;
+          return new Response(null, { status: 200 });
+        },
+      }),
+    );
+    await expect(
+      api.post('https://api.test/orders', { headers: { 'Idempotency-Key': 'café' } }),
+    ).rejects.toThrow(new TypeError(short('Idempotency-Key', '"café"', 'bad-key')));
+    expect(sent).toBe(0);
+  });
 });

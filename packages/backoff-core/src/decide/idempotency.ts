@@ -24,10 +24,15 @@ function uuidV4(): string {
 const KEY = /^(?:"(?:[^"\\]|\\["\\])+"|[^ "\\,](?:[^"\\,]*[^ "\\,])?)$/;
 const NOT_VISIBLE = /[^ -~]/u;
 
+/** Whether a key can be sent as a header value as it is (`idempotencyKeyProblem` says what is wrong otherwise). */
+export function isSendableKey(key: string): boolean {
+  return !NOT_VISIBLE.test(key) && KEY.test(key);
+}
+
 /** What is wrong with a key as a header value, or `undefined` when it can be sent as it is. */
 export function idempotencyKeyProblem(key: string): string | undefined {
+  if (isSendableKey(key)) return undefined;
   const [char] = NOT_VISIBLE.exec(key) ?? [];
-  if (char === undefined && KEY.test(key)) return undefined;
   if (key.trim() === '' || key === '""') return 'it is empty';
   if (char !== undefined) {
     // Clients strip or reject it in transit.
@@ -40,10 +45,22 @@ export function idempotencyKeyProblem(key: string): string | undefined {
   return 'a bare key may not hold `"`, `\\` or `,` (quote it)';
 }
 
-/** Throws a TypeError that starts with `subject` when `key` cannot be sent as it is. */
-export function checkKey(key: string, subject: string): void {
-  const problem = idempotencyKeyProblem(key);
-  if (problem !== undefined) throw new TypeError(`${subject}, got ${JSON.stringify(key)}: ${problem}.`);
+/**
+ * Throws a TypeError when `key` cannot be sent as it is: a key `idempotencyKey` returned, or (`header` given) the
+ * one a request already carries. A production build's message is `briefly`'s, without the problem's text.
+ */
+export function checkKey(key: string, header?: string): void {
+  if (isSendableKey(key)) return;
+  if (process.env.NODE_ENV !== 'production') {
+    const subject =
+      header === undefined
+        ? 'Expected `idempotencyKey` to return a key of visible ASCII'
+        : `The request's \`${header}\` header cannot be sent as it is`;
+    throw new TypeError(`${subject}, got ${JSON.stringify(key)}: ${idempotencyKeyProblem(key)}.`);
+  }
+  throw new TypeError(
+    header === undefined ? briefly('bad-return', 'idempotencyKey', key) : briefly('bad-key', header, key),
+  );
 }
 
 /**
@@ -61,6 +78,6 @@ export function generateIdempotencyKey(setting: Exclude<ResolvedOptions['idempot
         : briefly('bad-return', 'idempotencyKey', key),
     );
   }
-  checkKey(key, 'Expected `idempotencyKey` to return a key of visible ASCII');
+  checkKey(key);
   return key;
 }

@@ -59,12 +59,14 @@ const bool = oneOf([true, false], 'a boolean');
 const JITTERS = ['full', 'equal', 'decorrelated', 'none'];
 const jitter: Check = (value, name) =>
   typeof value === 'boolean'
-    ? fail(
-        name,
-        value,
-        `one of '${JITTERS.join("', '")}', got ${value}: ky's \`jitter: ${value}\` is \`'${value ? 'full' : 'none'}'\` here${value ? ' (the default)' : ''}`,
-      )
+    ? fail(name, value, `one of '${JITTERS.join("', '")}', got ${value}${kyJitter(value)}`)
     : oneOf(JITTERS)(value, name);
+
+/** ky's `jitter: true | false` written here: a peer's name, so a development message's only. */
+const kyJitter = (value: boolean): string =>
+  process.env.NODE_ENV !== 'production'
+    ? `: ky's \`jitter: ${value}\` is \`'${value ? 'full' : 'none'}'\` here${value ? ' (the default)' : ''}`
+    : '';
 
 /** What ours passes a callback, and how another library's callback of that name is written here. */
 type CallbackAdvice = readonly [passes: string, peer?: string];

@@ -1,4 +1,4 @@
-import { checkKey, generateIdempotencyKey, idempotencyKeyProblem } from '../decide/idempotency.js';
+import { checkKey, generateIdempotencyKey, isSendableKey } from '../decide/idempotency.js';
 import type { StopReason } from '../decide/reasons.js';
 import type { CallFacts, Decision } from '../decide/rules.js';
 import { type HeadersLike, headerGetter } from '../http/headers.js';
@@ -105,7 +105,7 @@ export class Call implements CallView, CallFacts {
     const existing = headerGetter(request.headers)(options.idempotencyKeyHeader)?.trim() || undefined;
     // Thrown before anything is sent: a mangled key could make two different requests look like one.
     if (existing !== undefined) {
-      checkKey(existing, `The request's \`${options.idempotencyKeyHeader}\` header cannot be sent as it is`);
+      checkKey(existing, options.idempotencyKeyHeader);
     }
     const setting = options.idempotencyKey;
     this.key =
@@ -159,7 +159,7 @@ export class Call implements CallView, CallFacts {
   /** The usable Idempotency-Key on `headers`, `null` when there is none (absent, empty or malformed). */
   keyOn(headers: HeadersLike | undefined | null): string | null {
     const key = headerGetter(headers)(this.policy.options.idempotencyKeyHeader)?.trim();
-    return key !== undefined && key !== '' && idempotencyKeyProblem(key) === undefined ? key : null;
+    return key !== undefined && key !== '' && isSendableKey(key) ? key : null;
   }
 
   /** What remains of the deadline at `at` (now unless given), in ms (infinite without one). */

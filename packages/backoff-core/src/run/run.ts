@@ -3,6 +3,7 @@
 // its own beside this one.
 
 import { type Decision, stop } from '../decide/rules.js';
+import { briefly } from '../options/check.js';
 import { type Begun, begin, type Later } from './begin.js';
 import type { Call, Policy, RequestDescription } from './call.js';
 import { stoppedBy, storeAnswer } from './callbacks.js';
@@ -12,6 +13,9 @@ import { type Client, type Settled, type Stamp, Stopped } from './roles.js';
 import { outcomeOf, send, settled, shaped } from './send.js';
 import { abortReason, isThenable } from './sleep.js';
 import { type Retry, retryAfter, wait } from './wait.js';
+
+// Bundlers replace it (see options/check.ts).
+declare const process: { readonly env: { readonly NODE_ENV?: string | undefined } };
 
 /** The error the caller gets for a call that stopped on `stopped`, and the features told. */
 function interrupted<T>(call: Call, client: Client<T>, stopped: Stopped): T {
@@ -25,7 +29,9 @@ function interrupted<T>(call: Call, client: Client<T>, stopped: Stopped): T {
 function keyLost(call: Call): TypeError {
   const header = call.policy.options.idempotencyKeyHeader;
   return new TypeError(
-    `A retry of this ${call.method} lost its \`${header}\` header (or got another) before it was sent: a hook (beforeAttempt, or the client's own) removed or changed it. A ${call.method} that may have reached the server is sent again only with the same key, so it was not.`,
+    process.env.NODE_ENV !== 'production'
+      ? `A retry of this ${call.method} lost its \`${header}\` header (or got another) before it was sent: a hook (beforeAttempt, or the client's own) removed or changed it. A ${call.method} that may have reached the server is sent again only with the same key, so it was not.`
+      : briefly('key-lost', header, call.sentKey),
     { cause: call.previous?.error },
   );
 }

@@ -3,6 +3,7 @@
 
 import { headerGetter } from '../http/headers.js';
 import type { Outcome } from '../http/outcome.js';
+import { briefly } from '../options/check.js';
 import { describeValue } from '../options/show.js';
 import type { Call } from './call.js';
 import { callback, callbackAnswer, deadlineFor, lateStop } from './callbacks.js';
@@ -12,6 +13,9 @@ import { anySignal } from './sleep.js';
 
 // RFC 9110 token characters: what a header name may be made of.
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+// Bundlers replace it (see options/check.ts).
+declare const process: { readonly env: { readonly NODE_ENV?: string | undefined } };
 
 /** A settled result, never a rejection. */
 export function settled<T>(sending: () => Promise<T>): Promise<Settled<T>> {
@@ -41,11 +45,17 @@ export function outcomeOf<T>(client: Client<T>, result: Settled<T>): Outcome {
 function editable(attempt: Attempt): AttemptHeaders {
   const change = (name: string, value: string | null) => {
     if (typeof name !== 'string' || !TOKEN.test(name)) {
-      throw new TypeError(`Expected a header name, got ${describeValue(name)}.`);
+      throw new TypeError(
+        process.env.NODE_ENV !== 'production'
+          ? `Expected a header name, got ${describeValue(name)}.`
+          : briefly('bad-header', 'header name', name),
+      );
     }
     if (value !== null && (typeof value !== 'string' || /[\r\n\0]/.test(value))) {
       throw new TypeError(
-        `Expected \`${name}\` to be set to a string without line breaks, got ${describeValue(value)}.`,
+        process.env.NODE_ENV !== 'production'
+          ? `Expected \`${name}\` to be set to a string without line breaks, got ${describeValue(value)}.`
+          : briefly('bad-header', name, value),
       );
     }
     if (attempt.header === undefined)

@@ -7,6 +7,7 @@ import type {
   AxiosResponse,
   InternalAxiosRequestConfig,
 } from 'axios';
+import { generateIdempotencyKey } from 'backoff-core/adapter';
 import { Outbox, type OutboxOptions, type QueuedReason } from 'backoff-core/outbox';
 import type { Installation } from './retry-adapter.js';
 
@@ -81,10 +82,7 @@ export function axiosOutbox(instance: AxiosInstance, options: OutboxOptions): Ou
       // A key the policy would generate is made here, so the outbox knows the key the server saw.
       const auto = policy.idempotencyKey;
       if (sent() === undefined && auto !== false && !policy.methods.has(method)) {
-        config.headers.set(
-          policy.idempotencyKeyHeader,
-          auto === 'auto' ? `"${crypto.randomUUID()}"` : auto(),
-        );
+        config.headers.set(policy.idempotencyKeyHeader, generateIdempotencyKey(auto));
       }
       const key = sent();
       if (key === undefined) return retrying(config);

@@ -1,6 +1,7 @@
 // What an adapter author needs to put a client on the core: the runner and what it asks of a client, outcomes and
 // how to classify a client's errors, and the result the caller's response or error carries.
 
+export { generateIdempotencyKey } from './decide/idempotency.js';
 export type { Decision, RetryDecision, StopDecision } from './decide/rules.js';
 // Types only: the resume code is loaded by the runner, and only for a call with `resume`.
 export type {

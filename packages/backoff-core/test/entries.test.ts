@@ -111,6 +111,7 @@ describe('the public surface', () => {
       'decide',
       'fetchRedirected',
       'field',
+      'generateIdempotencyKey',
       'headerGetter',
       'isRetryBudget',
       'parseHttpDate',

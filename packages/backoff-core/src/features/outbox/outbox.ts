@@ -1,7 +1,7 @@
 import { idempotencyKeyProblem } from '../../decide/idempotency.js';
 import { classifyError } from '../../http/outcome.js';
 import { browserNetworkStatus, type NetworkStatus } from '../../run/offline.js';
-import type { TimerProvider } from '../../run/sleep.js';
+import { defaultTimers, type TimerProvider } from '../../run/sleep.js';
 import { bodyKind, decodeBody, encodeBody, type OutboxEntry, type OutboxStore } from './entry.js';
 
 /** What happened to a write in the outbox, as `outbox.on(listener)` hears it. */
@@ -265,11 +265,7 @@ export class Outbox {
         : (options.network ?? ('network' in defaults ? defaults.network : browserNetworkStatus()));
     this.#now = options.now ?? defaults.now ?? Date.now;
     this.#send = send;
-    this.#timers = options.timers ??
-      defaults.timers ?? {
-        setTimeout: (callback, ms) => globalThis.setTimeout(callback, ms),
-        clearTimeout: (handle) => globalThis.clearTimeout(handle as ReturnType<typeof setTimeout>),
-      };
+    this.#timers = options.timers ?? defaults.timers ?? defaultTimers;
     this.#every = options.retryEvery;
     this.#removeOnline = this.#network?.onOnline(() => this.#background());
     this.#tick();

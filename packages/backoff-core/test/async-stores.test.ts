@@ -39,6 +39,16 @@ async function eventually(check: () => unknown): Promise<void> {
   }
 }
 
+/** The origin's quota spent for 1 s (none left, the window resets in 1000 ms): a reservation is then a hold. */
+function spendQuota(memory: Pacer.MemoryStore, now: number): void {
+  memory.learn(
+    'https://api.test',
+    { status: 200, ticket: 0, sentAt: now, serverDelay: undefined, remaining: 0, reset: 1000, interval: 100 },
+    now,
+    LIMITS,
+  );
+}
+
 /** A breaker's store whose admission answers only when the test calls `admit()`; `record` is a spy. */
 function admittingWhenTold() {
   const memory = new CircuitBreaker.MemoryStore();
@@ -120,20 +130,7 @@ describe('a store that answers later', () => {
     const { store, memory, pending, release } = lateStore();
     const clock = new VirtualClock();
     // The key's quota is spent for 1 s: the reservation the store answers late is a hold.
-    memory.learn(
-      'https://api.test',
-      {
-        status: 200,
-        ticket: 0,
-        sentAt: clock.now(),
-        serverDelay: undefined,
-        remaining: 0,
-        reset: 1000,
-        interval: 100,
-      },
-      clock.now(),
-      LIMITS,
-    );
+    spendQuota(memory, clock.now());
     const controller = new AbortController();
     const send = withBackoff(ok, { pacer: new Pacer({ store }), now: clock.now, timers: clock.timers });
     const call = send('https://api.test/a', { signal: controller.signal });
@@ -251,20 +248,7 @@ describe('a store that answers after the deadline', () => {
     const clock = new VirtualClock();
     clock.auto = false;
     // The key's quota is spent for 1 s: the reservation answered late is a hold, within the 2 s deadline.
-    memory.learn(
-      'https://api.test',
-      {
-        status: 200,
-        ticket: 0,
-        sentAt: clock.now(),
-        serverDelay: undefined,
-        remaining: 0,
-        reset: 1000,
-        interval: 100,
-      },
-      clock.now(),
-      LIMITS,
-    );
+    spendQuota(memory, clock.now());
     const fetch = vi.fn(ok);
     const send = withBackoff(fetch, {
       pacer: new Pacer({ store }),
@@ -359,20 +343,7 @@ describe('a store that answers after the deadline', () => {
     const store = new StallingPacerStore({ timers: clock.timers, stall: () => stall });
     // The key's quota is spent for 1 s; the store answers the reservation 1.5 s late, when 0.5 s of a 2 s deadline is
     // left: the hold it grants (1 s) would end after it.
-    store.memory.learn(
-      'https://api.test',
-      {
-        status: 200,
-        ticket: 0,
-        sentAt: clock.now(),
-        serverDelay: undefined,
-        remaining: 0,
-        reset: 1000,
-        interval: 100,
-      },
-      clock.now(),
-      LIMITS,
-    );
+    spendQuota(store.memory, clock.now());
     stall = 1500;
     const fetch = vi.fn(ok);
     const send = withBackoff(fetch, {

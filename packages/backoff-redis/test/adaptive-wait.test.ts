@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type NodeRedisLike, RedisStore } from '../src/index.ts';
+import { T } from './support/fixtures.ts';
 
 // How long the store waits for Redis, on a virtual clock: a client that answers after the delays the test gives
 // (or never), timed by fake timers, the round trips measured by a fake performance.now().
-const T = Date.UTC(2026, 11, 2, 12);
 
 /** A client whose answers come after `delays()` ms each (`Infinity`: never); `answered` counts them. */
 function scripted(delays: () => number) {

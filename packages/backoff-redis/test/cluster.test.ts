@@ -2,23 +2,14 @@ import { Cluster } from 'ioredis';
 import { createCluster } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RedisClientLike, RedisStore } from '../src/index.ts';
+import { LIMITS, spent, T } from './support/fixtures.ts';
 import { type RedisCluster, startRedisCluster } from './support/redis-cluster.ts';
 
 // A Redis Cluster of 3 masters with a replica each, started by the test: every operation touches one key, so any
 // key works in any slot; a master killed is replaced by its replica, and the store is shared again.
 
-const LIMITS = { maxRetryAfter: 60_000, stated: undefined };
-const T = Date.UTC(2026, 11, 2, 12);
-const spent = (now: number) => ({
-  status: 429,
-  ticket: 0,
-  sentAt: now,
-  serverDelay: undefined,
-  remaining: 0,
-  // A minute: on the caller's clock the keys' TTL is a minute of real time, past the failover.
-  reset: 60_000,
-  interval: 100,
-});
+// A minute: on the caller's clock the keys' TTL is a minute of real time, past the failover.
+const MINUTE = 60_000;
 // Names far apart, so that their slots spread over every master.
 const ORIGINS = Array.from({ length: 30 }, (_, i) => `https://${(i * 7919 + 104_729).toString(36)}.test`);
 
@@ -87,7 +78,7 @@ describe.each(Object.entries(CLUSTER_CLIENTS))(
         new Set(ORIGINS.map((origin) => Math.floor(cluster.slotOf(`${prefix}pace:${origin}`) / 5462))).size,
       ).toBe(3);
       for (const node of cluster.masters()) cluster.cli(node, 'SCRIPT', 'FLUSH');
-      for (const origin of ORIGINS) await one.pacer.learn(origin, spent(T), T, LIMITS);
+      for (const origin of ORIGINS) await one.pacer.learn(origin, spent(T, MINUTE), T, LIMITS);
       for (const origin of ORIGINS) expect(await other.pacer.read(origin, T)).toBe(60_000);
       expect(one.stats().fallbacks + other.stats().fallbacks).toBe(0);
       one.close();
@@ -105,7 +96,7 @@ describe.each(Object.entries(CLUSTER_CLIENTS))(
         probeInterval: 50,
       });
       await eventually(async () => expect(await store.check()).toBe('shared'));
-      for (const origin of ORIGINS) await store.pacer.learn(origin, spent(T), T, LIMITS);
+      for (const origin of ORIGINS) await store.pacer.learn(origin, spent(T, MINUTE), T, LIMITS);
       // A key on a master that has a replica (a replica promoted earlier has none).
       const origin =
         ORIGINS.find((each) =>
@@ -164,7 +155,7 @@ describe('RedisStore on a Redis Cluster under the least-privilege ACL', () => {
       });
       await eventually(async () => expect(await one.check()).toBe('shared'));
       await eventually(async () => expect(await other.check()).toBe('shared'));
-      for (const origin of ORIGINS) await one.pacer.learn(origin, spent(T), T, LIMITS);
+      for (const origin of ORIGINS) await one.pacer.learn(origin, spent(T, MINUTE), T, LIMITS);
       for (const origin of ORIGINS) expect(await other.pacer.read(origin, T)).toBe(60_000);
       one.close();
       other.close();

@@ -4,12 +4,11 @@ import { Redis } from 'ioredis';
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { RedisStore } from '../src/index.ts';
+import { LIMITS, RULES, spent, T } from './support/fixtures.ts';
 import { type RedisServer, startRedisServer } from './support/redis-server.ts';
 
-const LIMITS = { maxRetryAfter: 60_000, stated: undefined };
 // The time the tests give: stores that are to answer exact waits run on it (`clock: 'caller'`), so that a busy
 // machine between two operations changes nothing. One test keeps Redis's own clock, the default.
-const T = Date.UTC(2026, 11, 2, 12);
 const CALLER = { clock: 'caller' } as const;
 
 let server: RedisServer;
@@ -32,17 +31,6 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const client of clients) client.destroy();
   await server?.stop();
-});
-
-/** A spent quota for `reset` ms (2 s), then 10 per second, as a RateLimit answer says it. */
-const spent = (now: number, reset = 2000) => ({
-  status: 429,
-  ticket: 0,
-  sentAt: now,
-  serverDelay: undefined,
-  remaining: 0,
-  reset,
-  interval: 100,
 });
 
 describe('RedisStore', () => {
@@ -144,16 +132,6 @@ describe('RedisStore', () => {
     expect(store.local).toBe(false);
   });
 });
-
-const RULES: CircuitBreaker.StoreRules = {
-  failureRatio: 0.5,
-  minimumCalls: 20,
-  window: 30_000,
-  consecutiveFailures: 2,
-  breakDuration: 5000,
-  maxBreakDuration: 30_000,
-  halfOpenProbes: 1,
-};
 
 describe('RedisStore when Redis is gone', () => {
   afterEach(() => {

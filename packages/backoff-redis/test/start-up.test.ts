@@ -2,22 +2,11 @@ import { Redis } from 'ioredis';
 import { createClient } from 'redis';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { type RedisClientLike, RedisStore } from '../src/index.ts';
+import { LIMITS, RULES, spent, T } from './support/fixtures.ts';
 import { freePort, type RedisServer, startRedisServer } from './support/redis-server.ts';
 
 // The set-up the README shows: the client connects in the background (the app does not wait for Redis), and
 // `store.check()` says at start whether the store shares through Redis, or rejects when Redis refuses it.
-
-const LIMITS = { maxRetryAfter: 60_000, stated: undefined };
-const T = Date.UTC(2026, 11, 2, 12);
-const spent = (now: number) => ({
-  status: 429,
-  ticket: 0,
-  sentAt: now,
-  serverDelay: undefined,
-  remaining: 0,
-  reset: 2000,
-  interval: 100,
-});
 
 const closers: Array<() => unknown> = [];
 afterAll(async () => {
@@ -182,13 +171,3 @@ describe('RedisStore on a Redis that evicts keys', () => {
     warn.mockRestore();
   });
 });
-
-const RULES = {
-  failureRatio: 0.5,
-  minimumCalls: 20,
-  window: 30_000,
-  consecutiveFailures: 2,
-  breakDuration: 5000,
-  maxBreakDuration: 30_000,
-  halfOpenProbes: 1,
-} as const;

@@ -6,13 +6,11 @@ import { Redis } from 'ioredis';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RedisClientLike, RedisStore } from '../src/index.ts';
+import { LIMITS, T } from './support/fixtures.ts';
 import { freePort, type RedisServer, startRedisServer } from './support/redis-server.ts';
 
 // `rediss://`: a redis-server that speaks TLS only, with a self-signed certificate made here by openssl, which the
 // clients are given as their CA.
-
-const LIMITS = { maxRetryAfter: 60_000, stated: undefined };
-const T = Date.UTC(2026, 11, 2, 12);
 
 let dir: string;
 let ca: Buffer;

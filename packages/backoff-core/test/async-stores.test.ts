@@ -1,6 +1,8 @@
 import { StallingPacerStore, VirtualClock } from '@backoff/test-utils';
 import { CircuitBreaker, Pacer, withBackoff } from 'backoff-core';
 import { describe, expect, it, vi } from 'vitest';
+import type { PacerLike } from '../src/options/options.ts';
+import { type Feature, Stopped } from '../src/run/roles.ts';
 
 // A store shared by processes answers with a Promise (one round trip). These prove that the runner waits for it
 // only as long as the caller lets it: an abort ends the call at once, and nothing it reserved stays reserved.
@@ -224,6 +226,30 @@ describe('holds a shared store keeps renewing', () => {
     expect(error).toBeInstanceOf(Pacer.DeadlineError);
     expect(fetch).not.toHaveBeenCalled();
     // 2 x maxRetryAfter = 2000 ms: the first hold and four renewals of 400 ms, then a refusal.
+    expect(clock.waits).toEqual([400, 400, 400, 400, 400]);
+  });
+
+  it("a pacer of the user's own is given, without a deadline, what remains of twice maxRetryAfter at each confirmation", async () => {
+    const clock = new VirtualClock(Date.UTC(2026, 11, 2, 12));
+    // A gate that holds 400 ms while the time it is given allows, then refuses; it never bounds holds itself.
+    const given: number[] = [];
+    const refused = new Error('no more time');
+    const feature: Feature = {
+      start: () => ({
+        gate: () => ({ delay: 400, reason: 'throttled', key: 'own' }),
+        confirm: (left) => {
+          given.push(left);
+          if (left < 400) throw new Stopped('deadline', refused);
+          return { delay: 400, reason: 'throttled', key: 'own' };
+        },
+      }),
+    };
+    const pacer: PacerLike = { feature: () => feature, nextSend: () => 0 };
+    const fetch = vi.fn(ok);
+    const send = withBackoff(fetch, { pacer, maxRetryAfter: 1000, now: clock.now, timers: clock.timers });
+    await expect(send('https://api.test/a')).rejects.toBe(refused);
+    expect(fetch).not.toHaveBeenCalled();
+    expect(given).toEqual([1600, 1200, 800, 400, 0]);
     expect(clock.waits).toEqual([400, 400, 400, 400, 400]);
   });
 });

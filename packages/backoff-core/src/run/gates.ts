@@ -1,6 +1,7 @@
 // The gates before each send: a circuit that may refuse, a pacer that may hold; each hold told and waited, and its
 // slot given back when the caller aborts.
 
+import { serverWaitBound } from '../decide/server-wait.js';
 import type { Call } from './call.js';
 import { callback, callbackAnswer, stoppedBy, storeAnswer, tell } from './callbacks.js';
 import type { Held } from './events.js';
@@ -55,11 +56,14 @@ export async function gates(call: Call, signal: AbortSignal | undefined): Promis
     const answer = asked(gate, call, signal);
     const held = isThenable(answer) ? await answer : answer;
     if (held === undefined) continue;
+    // Without a deadline, holds renewed again and again still end, as the waits a server keeps asking for do:
+    // whatever the gate (ours or the user's own), its confirmations are given no more time than that bound.
+    const until = call.policy.options.now() + serverWaitBound(call.policy.options.maxRetryAfter);
     await hold(call, gate, held, signal);
     // A hold over is confirmed by its gate; one that holds again (a pause, a queue stretched) is confirmed in its
     // turn, until the gate lets the send go or refuses it.
     for (let over = gate.confirm !== undefined; over; ) {
-      const confirmed = asked(gate, call, signal, true);
+      const confirmed = asked(gate, call, signal, until);
       const again = isThenable(confirmed) ? await confirmed : confirmed;
       over = again !== undefined;
       if (again !== undefined) await hold(call, gate, again, signal);
@@ -75,7 +79,7 @@ export async function gates(call: Call, signal: AbortSignal | undefined): Promis
 }
 
 /**
- * A gate's answer, or (`confirm`) its confirmation of a hold that is over. One that answers later (a shared store)
+ * A gate's answer, or (given `confirmUntil`) its confirmation of a hold that is over, with the time left until then. One that answers later (a shared store)
  * is awaited under the caller's signal: an abort ends the call at once, and a hold reserved after it is given back
  * when it comes.
  */
@@ -83,9 +87,12 @@ function asked(
   gate: FeatureCall,
   call: Call,
   signal: AbortSignal | undefined,
-  confirm = false,
+  confirmUntil?: number,
 ): Held | undefined | Promise<Held | undefined> {
-  const answer = confirm ? gate.confirm?.(call.left()) : gate.gate?.(call.left());
+  const answer =
+    confirmUntil === undefined
+      ? gate.gate?.(call.left())
+      : gate.confirm?.(Math.min(call.left(), Math.max(0, confirmUntil - call.policy.options.now())));
   if (!isThenable(answer)) return answer;
   return storeAnswer(call, answer, signal, (late) => {
     if (late !== undefined) gate.release?.(late);

@@ -54,8 +54,9 @@ export interface FeatureCall {
   /**
    * A hold this feature asked for is over, before its send: hold again (what held it changed meanwhile: a shared
    * lane paused by another process's 429, its queue stretched to a lower rate), or none. Asked once per hold, the
-   * holds it answers included, until it answers none. `left` is what remains of the deadline, in ms (infinite
-   * without one: the feature bounds holds renewed again and again itself); throws to stop the call.
+   * holds it answers included, until it answers none. `left` is the time a hold may still take, in ms: what remains
+   * of the deadline or, without one, of the bound on waits a server keeps asking for (twice `maxRetryAfter` from
+   * the first hold), so that holds renewed again and again end whatever the feature; throws to stop the call.
    */
   confirm?(left: number): Held | undefined | PromiseLike<Held | undefined>;
   /** A hold this feature asked for was cut short (the caller aborted): give back what it reserved. */

@@ -1,5 +1,4 @@
 import { parseRateQuota } from '../../decide/server-timing.js';
-import { serverWaitBound } from '../../decide/server-wait.js';
 import type { HeadersLike } from '../../http/headers.js';
 import { originOf } from '../../http/url.js';
 import { briefly, checked, fail, fn, range } from '../../options/check.js';
@@ -123,8 +122,6 @@ interface Kept {
   ticket: number;
   /** The hold it waits in, until its send goes (given back if the call ends first). */
   hold: Hold | undefined;
-  /** When the gate last held it: holds renewed since (`confirm`) end within maxRetryAfter's bound of it. */
-  heldFrom: number;
 }
 
 /** The origin of a paced request's URL, `''` when it has none. */
@@ -236,7 +233,6 @@ export class Pacer<S extends PacerStore = MemoryPacerStore> implements PacerLike
           sentAt: Number.NEGATIVE_INFINITY,
           ticket: 0,
           hold: undefined,
-          heldFrom: 0,
         };
         const hold = (within: number): Held | undefined | Promise<Held | undefined> => {
           const at = now();
@@ -245,12 +241,8 @@ export class Pacer<S extends PacerStore = MemoryPacerStore> implements PacerLike
           const reserved = store.reserve(kept.key, at, within, random, limits);
           // A shared store answers later: the clock moved on meanwhile, and the hold counts from its answer.
           return isThenable(reserved)
-            ? Promise.resolve(reserved).then((late) => from(answered(late, within, at)))
-            : from(held(reserved, within, at));
-        };
-        const from = (hold: Held | undefined): Held | undefined => {
-          if (hold !== undefined) kept.heldFrom = now();
-          return hold;
+            ? Promise.resolve(reserved).then((late) => answered(late, within, at))
+            : held(reserved, within, at);
         };
         // What was left when the store was asked, less the time its answer took: a hold that no longer fits is
         // refused now (and its slot given back), not waited past the deadline.
@@ -290,8 +282,8 @@ export class Pacer<S extends PacerStore = MemoryPacerStore> implements PacerLike
           if (held !== undefined) settle(store.release(kept.key, held, now()));
         };
         // A hold over: a shared store confirms it (a pause another process learnt meanwhile holds it again). Each
-        // hold is at least 1 ms and none passes the deadline or maxRetryAfter (it is refused). Without a deadline,
-        // holds renewed again and again still end, as the waits a server keeps asking for do.
+        // hold is at least 1 ms and none passes the time the runner gives it (the deadline, or without one the
+        // bound on waits a server keeps asking for) or maxRetryAfter: it is refused.
         const confirm =
           store.confirm === undefined
             ? undefined
@@ -299,9 +291,7 @@ export class Pacer<S extends PacerStore = MemoryPacerStore> implements PacerLike
                 const due = kept.hold;
                 if (due === undefined) return undefined;
                 const at = now();
-                const within = Number.isFinite(left)
-                  ? left
-                  : Math.max(0, kept.heldFrom + serverWaitBound(maxRetryAfter) - at);
+                const within = left;
                 kept.hold = undefined;
                 kept.sentAt = at;
                 const reserved = store.confirm?.(kept.key, due, at, within, random, limits) ?? due.ticket;

@@ -75,7 +75,8 @@ export function scriptClient(client: unknown): ScriptClient | undefined {
     return {
       evalSha: (sha, keys, args) => io.evalsha(sha, keys.length, ...keys, ...args),
       eval: (script, keys, args) => io.eval(script, keys.length, ...keys, ...args),
-      ready: () => io.status === undefined || io.status === 'ready',
+      // `wait`: a client made with `lazyConnect` connects on its first command, which the store then sends.
+      ready: () => io.status === undefined || io.status === 'ready' || io.status === 'wait',
       memoryInfo: memoryInfo(client as Extras),
       listen: listener(client as Extras),
     };

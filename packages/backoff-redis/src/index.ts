@@ -483,7 +483,8 @@ export class RedisStore {
     const giveBack = (k: string, now: number) => (late: string[]) => {
       if (late[1] !== 'held') return;
       const args = ['release', arg(now), this.#server, late[3] ?? '', late[7] ?? ''];
-      this.#client.evalSha(sha, [key(k)], args).catch(() => {});
+      // Through #script: a node that lacks the script (a Cluster node after a flush) is sent it whole.
+      this.#script(PACE_SCRIPT, sha, [key(k)], args).catch(() => {});
     };
     const run = (k: string, op: string, now: number, args: string[]) =>
       this.#run(

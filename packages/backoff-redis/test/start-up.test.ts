@@ -98,6 +98,20 @@ describe.each(Object.entries(LIBRARIES))('RedisStore on %s, at start-up', (_libr
   });
 });
 
+describe('RedisStore on an ioredis client made with lazyConnect', () => {
+  it('its first command connects it: check() answers shared, and a spent quota holds the next send', async () => {
+    const redis = await server();
+    const client = new Redis(redis.url, { lazyConnect: true, retryStrategy: () => 50 });
+    client.on('error', () => {});
+    closers.push(() => client.disconnect());
+    const store = new RedisStore({ client, clock: 'caller' });
+    await expect(store.check()).resolves.toBe('shared');
+    await store.pacer.learn('k', spent(T), T, LIMITS);
+    expect(await store.pacer.read('k', T)).toBe(2000);
+    store.close();
+  });
+});
+
 /** The least the store needs, as the README states it, for keys under `app:`. */
 const ACL = ['~app:*', '+evalsha', '+eval', '+get', '+set', '+time'];
 

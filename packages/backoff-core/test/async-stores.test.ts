@@ -51,7 +51,7 @@ function spendQuota(memory: Pacer.MemoryStore, now: number): void {
   );
 }
 
-/** A breaker's store whose admission answers only when the test calls `admit()`; `record` is a spy. */
+/** A breaker's store whose admission answers only when the test calls `admit()` (`asked()`: it was asked); `record` is a spy. */
 function admittingWhenTold() {
   const memory = new CircuitBreaker.MemoryStore();
   let answer: (() => void) | undefined;
@@ -66,7 +66,7 @@ function admittingWhenTold() {
     entries: () => memory.entries(),
     replace: (circuits) => memory.replace(circuits),
   };
-  return { store, record, admit: () => answer?.() };
+  return { store, record, asked: () => answer !== undefined, admit: () => answer?.() };
 }
 
 describe('a store that confirms holds', () => {
@@ -146,13 +146,13 @@ describe('a store that answers later', () => {
   });
 
   it("an abort while a breaker's store admits ends the call at once; the call's end reaches the store later", async () => {
-    const { store, record, admit } = admittingWhenTold();
+    const { store, record, asked, admit } = admittingWhenTold();
     const fetch = vi.fn(ok);
     const controller = new AbortController();
     const call = withBackoff(fetch, { circuitBreaker: new CircuitBreaker({ store }) })('https://api.test/a', {
       signal: controller.signal,
     });
-    await eventually(() => expect(admit).toBeDefined());
+    await eventually(() => expect(asked()).toBe(true));
     controller.abort(new Error('gone'));
     await expect(call).rejects.toThrow('gone');
     expect(fetch).not.toHaveBeenCalled();
@@ -299,7 +299,7 @@ describe('a store that answers after the deadline', () => {
   });
 
   it("a breaker's admission still unanswered at the deadline ends the call there with a TimeoutError, nothing sent; the call's end reaches the store later", async () => {
-    const { store, record, admit } = admittingWhenTold();
+    const { store, record, asked, admit } = admittingWhenTold();
     const clock = new VirtualClock();
     clock.auto = false;
     const fetch = vi.fn(ok);
@@ -310,8 +310,11 @@ describe('a store that answers after the deadline', () => {
       timers: clock.timers,
     });
     const seen = watch(send('https://api.test/a'));
-    await eventually(() => expect(admit).toBeDefined());
-    clock.advance(2000);
+    await eventually(() => expect(asked()).toBe(true));
+    clock.advance(1999);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen.done).toBe(false);
+    clock.advance(1);
     await eventually(() => expect(seen.done).toBe(true));
     expect(seen.error).toMatchObject({ name: 'TimeoutError' });
     expect(fetch).not.toHaveBeenCalled();
@@ -354,7 +357,10 @@ describe('a store that answers after the deadline', () => {
     const call = send('https://api.test/a');
     const seen = watch(call);
     await eventually(() => expect(answered).toBeDefined());
-    clock.advance(2000);
+    clock.advance(1999);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen.done).toBe(false);
+    clock.advance(1);
     await eventually(() => expect(seen.done).toBe(true));
     await expect(call).resolves.toMatchObject({ status: 200 });
     expect(fetch).toHaveBeenCalledTimes(1);

@@ -319,6 +319,28 @@ describe('every limit still holds for a hedge', () => {
     expect(other.sent[0]?.signal?.aborted).toBe(true);
   });
 
+  it("a copy the client cannot make (its attempt's copy() throws) ends the call with that error, the first copy aborted", async () => {
+    const { clock, policy } = setup();
+    const client = fakeClient();
+    const broken = new Error('cannot copy this request');
+    const attempts: Client<Answer> = {
+      ...client.attempts,
+      next: () => ({
+        headers: {},
+        copy: () => {
+          throw broken;
+        },
+      }),
+    };
+    const done = runCall(policy, GET, attempts);
+    await settle();
+    clock.advance(50);
+    await expect(done).rejects.toBe(broken);
+    expect(client.sent).toHaveLength(1);
+    expect(client.sent[0]?.signal?.aborted).toBe(true);
+    expect(clock.pendingCount).toBe(0);
+  });
+
   it('an onHedge that returns a Promise is awaited before its copy goes; a rejection ends the call, handled', async () => {
     let release: (() => void) | undefined;
     const { clock, policy } = setup({

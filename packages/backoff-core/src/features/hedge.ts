@@ -124,7 +124,12 @@ export class Hedge implements StrategySource {
         const { signal, release } = caller ? anySignal([caller, controller.signal]) : noCombiner(controller);
         const copy: Copy = { number: sent.length + 1, controller, release, started: now(), settled: false };
         sent.push(copy);
-        copies.send(copy.number, signal).then((raced) => settle(copy, raced));
+        // A copy that could not even be made (the client's copy of the request threw) ends the call as a failing
+        // beforeAttempt does: never an unhandled rejection, nor a race left waiting on it.
+        copies.send(copy.number, signal).then(
+          (raced) => settle(copy, raced),
+          (interrupted: unknown) => settle(copy, { ok: false, interrupted }),
+        );
         if (sent.length <= this.max) timer = timers.setTimeout(hedge, delay);
       };
       const hedge = () => {

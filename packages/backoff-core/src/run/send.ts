@@ -166,9 +166,14 @@ async function watched<T>(
     const inner = go;
     go = () => watch.run(inner);
   }
-  const result = await go();
-  if (timer !== undefined) timers.clearTimeout(timer);
-  release();
+  let result: Settled<T>;
+  try {
+    result = await go();
+  } finally {
+    // Whatever a watch does, the attempt's timer and its joined signal end with it.
+    if (timer !== undefined) timers.clearTimeout(timer);
+    release();
+  }
   // Cut by its own timeout, not by the caller: a timeout failure.
   if (cut !== undefined && !result.ok && !base?.aborted) timedOut.add(result);
   if (watches !== undefined) {

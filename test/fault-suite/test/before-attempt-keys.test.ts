@@ -1,5 +1,5 @@
 import { Agent } from 'node:http';
-import { StallingPacerStore, VirtualClock } from '@backoff/test-utils';
+import { cycling, StallingPacerStore, VirtualClock } from '@backoff/test-utils';
 import axios from 'axios';
 import { axiosBackoff } from 'axios-backoff';
 import { type AttemptContext, type BackoffOptions, getBackoffResult, Pacer, withBackoff } from 'backoff-core';
@@ -146,13 +146,12 @@ describe('beforeAttempt cannot make a POST go twice without its key, on the serv
         const clock = new VirtualClock();
         // Timers fire in the order they fall due: a store's answer stalled past the deadline comes after it.
         clock.ordered = true;
-        let answer = 0;
         const store =
           stalls === undefined
             ? undefined
             : new StallingPacerStore({
                 timers: clock.timers,
-                stall: () => stalls[answer++ % stalls.length] as number,
+                stall: cycling(stalls),
               });
         const started = clock.now();
         let outcome: unknown;

@@ -1,4 +1,4 @@
-import { StallingPacerStore, VirtualClock } from '@backoff/test-utils';
+import { cycling, StallingPacerStore, VirtualClock } from '@backoff/test-utils';
 import axios, { type AxiosInstance } from 'axios';
 import axios113 from 'axios-1.13.4';
 import { axiosBackoff } from 'axios-backoff';
@@ -140,11 +140,7 @@ function stallingPacer(
 ): { pacer: Pacer<StallingPacerStore>; store: StallingPacerStore } | undefined {
   const { stalls } = plan;
   if (stalls === undefined) return undefined;
-  let answer = 0;
-  const store = new StallingPacerStore({
-    timers: clock.timers,
-    stall: () => stalls[answer++ % stalls.length] as number,
-  });
+  const store = new StallingPacerStore({ timers: clock.timers, stall: cycling(stalls) });
   const pacer = new Pacer({ store, ...(plan.quota ? { quota: { limit: 2, window: 1000 } } : {}) });
   return { pacer, store };
 }

@@ -1,5 +1,5 @@
 import { Agent } from 'node:http';
-import { StallingPacerStore, VirtualClock } from '@backoff/test-utils';
+import { cycling, StallingPacerStore, VirtualClock } from '@backoff/test-utils';
 import axios from 'axios';
 import { axiosBackoff } from 'axios-backoff';
 import { axiosOutbox } from 'axios-backoff/outbox';
@@ -139,9 +139,7 @@ const EXAMPLES: [Case][] = [
 /** The case's pacer, its store answering each ask after the next of the case's stalls on the test's clock. */
 function stallingPacer(stalls: readonly number[] | undefined, clock: VirtualClock) {
   if (stalls === undefined) return undefined;
-  let answer = 0;
-  const stall = () => stalls[answer++ % stalls.length] as number;
-  return new StallingPacerStore({ timers: clock.timers, stall });
+  return new StallingPacerStore({ timers: clock.timers, stall: cycling(stalls) });
 }
 
 /**

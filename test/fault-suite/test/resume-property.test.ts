@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { StallingPacerStore, VirtualClock } from '@backoff/test-utils';
+import { cycling, StallingPacerStore, VirtualClock } from '@backoff/test-utils';
 import { type BackoffOptions, getBackoffResult, Pacer, ResumeError } from 'backoff-core';
 import fc from 'fast-check';
 import type ky from 'ky';
@@ -137,9 +137,9 @@ function streamOptions(
   if (beforeAttempt !== 'none')
     options.beforeAttempt = ({ retry }) => (retry > 0 ? callback(beforeAttempt) : undefined);
   if (stalls !== undefined) {
-    let answer = 0;
-    const stall = () => stalls[answer++ % stalls.length] as number;
-    options.pacer = new Pacer({ store: new StallingPacerStore({ timers: clock.timers, stall }) });
+    options.pacer = new Pacer({
+      store: new StallingPacerStore({ timers: clock.timers, stall: cycling(stalls) }),
+    });
   }
   const pending = [shouldRetry, onRetry, beforeAttempt].includes('hang') || stalls?.includes(60_000);
   const deadline = plan.deadline ?? (pending ? 2000 : undefined);

@@ -23,6 +23,6 @@ export {
 } from './request-options.js';
 export { API, API_2, type Hit, type Route, ScriptedApi, type Step } from './scripted-api.js';
 export { serveTests, type TestServer } from './serve-tests.js';
-export { StallingPacerStore } from './stalling-store.js';
+export { cycling, StallingPacerStore } from './stalling-store.js';
 export { describeCircuitStore, describePacerStore } from './store-suite.js';
 export { VirtualClock } from './virtual-clock.js';

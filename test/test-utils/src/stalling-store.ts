@@ -63,3 +63,9 @@ export class StallingPacerStore implements Pacer.Store {
     return this.#later(this.memory.read(key, now));
   }
 }
+
+/** The stalls in turn, over and over: `stall` for a store whose every answer takes the next of `stalls` (ms). */
+export function cycling(stalls: readonly number[]): () => number {
+  let answer = 0;
+  return () => stalls[answer++ % stalls.length] as number;
+}

@@ -77,15 +77,16 @@ describe.each([
     expect(events.map((event) => event.type)).toEqual(['queued', 'replayed']);
   });
 
-  it('a network failure and a 503 past the retries are queued; a 4xx at replay ends the entry as failed', async () => {
+  it('a network failure past the retries is queued, and a write behind it waits; a 503 at replay keeps both, a 4xx then fails the first and the next goes', async () => {
     const { instance, outbox, events } = setup();
     const route = api.script('/orders', ['network-error', 'network-error', 503, 503, 422, 201]);
     expect(await rejection(instance.post('/orders', 'a', keyed('a')))).toMatchObject({ reason: 'failed' });
     expect(await rejection(instance.post('/orders', 'b', keyed('b')))).toMatchObject({ reason: 'behind' });
     expect(route.hits).toHaveLength(2);
-    // a: 503, 503 (kept); then a: 422 (failed), b: 201.
-    await outbox.retry();
-    await outbox.retry();
+    // Queued behind while online, b starts a replay: a: 503, 503 (kept). retry() answers with the pass after it:
+    // a: 422 (failed), b: 201. Nothing is left for the next.
+    expect(await outbox.retry()).toEqual({ replayed: 1, failed: 1, expired: 0, remaining: 0 });
+    expect(await outbox.retry()).toEqual({ replayed: 0, failed: 0, expired: 0, remaining: 0 });
     expect(route.hits.map((hit) => hit.headers.get('idempotency-key'))).toEqual([
       'a',
       'a',

@@ -269,6 +269,14 @@ describe('a store that answers after the deadline', () => {
     return seen;
   };
 
+  /** Virtual time to 1 ms before the 2 s deadline, where the call still waits, then to the deadline itself. */
+  const untilTheDeadline = async (clock: VirtualClock, seen: { done: boolean }) => {
+    clock.advance(1999);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen.done).toBe(false);
+    clock.advance(1);
+  };
+
   it("a pacer's reservation still unanswered at the deadline ends the call there with a TimeoutError; the hold it grants later is given back", async () => {
     const { store, memory, pending, release } = lateStore();
     const clock = new VirtualClock();
@@ -284,10 +292,7 @@ describe('a store that answers after the deadline', () => {
     });
     const seen = watch(send('https://api.test/a'));
     await eventually(() => expect(pending).toHaveLength(1));
-    clock.advance(1999);
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(seen.done).toBe(false);
-    clock.advance(1);
+    await untilTheDeadline(clock, seen);
     await eventually(() => expect(seen.done).toBe(true));
     expect(seen.error).toMatchObject({ name: 'TimeoutError' });
     expect(fetch).not.toHaveBeenCalled();
@@ -311,10 +316,7 @@ describe('a store that answers after the deadline', () => {
     });
     const seen = watch(send('https://api.test/a'));
     await eventually(() => expect(asked()).toBe(true));
-    clock.advance(1999);
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(seen.done).toBe(false);
-    clock.advance(1);
+    await untilTheDeadline(clock, seen);
     await eventually(() => expect(seen.done).toBe(true));
     expect(seen.error).toMatchObject({ name: 'TimeoutError' });
     expect(fetch).not.toHaveBeenCalled();
@@ -357,10 +359,7 @@ describe('a store that answers after the deadline', () => {
     const call = send('https://api.test/a');
     const seen = watch(call);
     await eventually(() => expect(answered).toBeDefined());
-    clock.advance(1999);
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(seen.done).toBe(false);
-    clock.advance(1);
+    await untilTheDeadline(clock, seen);
     await eventually(() => expect(seen.done).toBe(true));
     await expect(call).resolves.toMatchObject({ status: 200 });
     expect(fetch).toHaveBeenCalledTimes(1);
